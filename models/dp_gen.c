@@ -2,6 +2,7 @@
  * DAG generator and the by-name interface. */
 #include "dp_gen.h"
 #include "dp_gen_einsum.h"
+#include "dp_json.h"
 
 #include <gsl/gsl_rng.h>
 #include <errno.h>
@@ -11,15 +12,17 @@
 #include <string.h>
 #include <strings.h>
 
-static int bad(dp_error *err, const char *model, const char *param, double lo, double hi)
+int dp_gen_option_error(dp_error *err, const char *model, const char *param, double lo, double hi)
 {
-    return dp_error_set(err, DP_EINVAL, "%s: option %s must be in %g..%g", model, param, lo, hi);
+    char a[32], b[32];
+    return dp_error_set(err, DP_EINVAL, "%s: option %s must be in %s..%s", model, param, dp_json_fmt_exact(lo, a, sizeof a),
+                        dp_json_fmt_exact(hi, b, sizeof b));
 }
 
 static int bad_training(dp_error *err, const char *model, int training, int optimizer)
 {
-    if (training != 0 && training != 1) return bad(err, model, "training", 0, 1);
-    if (optimizer != DP_GEN_OPT_SGD && optimizer != DP_GEN_OPT_ADAM) return bad(err, model, "optimizer", 0, 1);
+    if (training != 0 && training != 1) return dp_gen_option_error(err, model, "training", 0, 1);
+    if (optimizer != DP_GEN_OPT_SGD && optimizer != DP_GEN_OPT_ADAM) return dp_gen_option_error(err, model, "optimizer", 0, 1);
     return DP_OK;
 }
 
@@ -57,9 +60,9 @@ void dp_gen_chainmm_defaults(dp_gen_chainmm_opts *o)
 
 dp_graph *dp_gen_chainmm(const dp_gen_chainmm_opts *o, dp_error *err)
 {
-    if (o->matrices < 2 || o->matrices > 25) { bad(err, "chainmm", "matrices", 2, 25); return NULL; }
-    if (o->n < 1) { bad(err, "chainmm", "n", 1, 1e15); return NULL; }
-    if (o->blocks < 1 || o->blocks > o->n) { bad(err, "chainmm", "blocks", 1, (double)o->n); return NULL; }
+    if (o->matrices < 2 || o->matrices > 25) { dp_gen_option_error(err, "chainmm", "matrices", 2, 25); return NULL; }
+    if (o->n < 1) { dp_gen_option_error(err, "chainmm", "n", 1, 1e15); return NULL; }
+    if (o->blocks < 1 || o->blocks > o->n) { dp_gen_option_error(err, "chainmm", "blocks", 1, (double)o->n); return NULL; }
     if (bad_training(err, "chainmm", o->training, o->optimizer) != DP_OK) return NULL;
     char name[128];
     snprintf(name, sizeof name, "chainmm_k%d_n%lld_p%d_%s", o->matrices, (long long)o->n, o->blocks,
@@ -117,13 +120,13 @@ static char ffnn_label(int l)
 
 dp_graph *dp_gen_ffnn(const dp_gen_ffnn_opts *o, dp_error *err)
 {
-    if (o->layers < 1 || o->layers > 24) { bad(err, "ffnn", "layers", 1, 24); return NULL; }
+    if (o->layers < 1 || o->layers > 24) { dp_gen_option_error(err, "ffnn", "layers", 1, 24); return NULL; }
     int64_t mind = o->in < o->hidden ? o->in : o->hidden;
     if (o->out < mind) mind = o->out;
     if (o->layers == 1) mind = o->in < o->out ? o->in : o->out;
     if (o->batch < 1 || mind < 1) { dp_error_set(err, DP_EINVAL, "ffnn: batch and dims must be positive"); return NULL; }
-    if (o->batch_blocks < 1 || o->batch_blocks > o->batch) { bad(err, "ffnn", "batch-blocks", 1, (double)o->batch); return NULL; }
-    if (o->feature_blocks < 1 || o->feature_blocks > mind) { bad(err, "ffnn", "feature-blocks", 1, (double)mind); return NULL; }
+    if (o->batch_blocks < 1 || o->batch_blocks > o->batch) { dp_gen_option_error(err, "ffnn", "batch-blocks", 1, (double)o->batch); return NULL; }
+    if (o->feature_blocks < 1 || o->feature_blocks > mind) { dp_gen_option_error(err, "ffnn", "feature-blocks", 1, (double)mind); return NULL; }
     if (bad_training(err, "ffnn", o->training, o->optimizer) != DP_OK) return NULL;
     char name[128];
     snprintf(name, sizeof name, "ffnn_l%d_b%lld_h%lld_pb%d_pf%d", o->layers, (long long)o->batch,
@@ -214,11 +217,11 @@ dp_graph *dp_gen_llama(const dp_gen_llama_opts *o, dp_error *err)
     }
     int64_t tpmax = o->heads < o->ffn ? o->heads : o->ffn;
     if (o->layer && o->vocab < tpmax) tpmax = o->vocab;
-    if (o->tp < 1 || o->tp > tpmax) { bad(err, model, "tp", 1, (double)tpmax); return NULL; }
-    if (o->hidden_blocks < 1 || o->hidden_blocks > o->hidden) { bad(err, model, "hidden-blocks", 1, (double)o->hidden); return NULL; }
-    if (o->batch_blocks < 1 || o->batch_blocks > o->batch) { bad(err, model, "batch-blocks", 1, (double)o->batch); return NULL; }
-    if (o->seq_blocks < 1 || o->seq_blocks > o->seq) { bad(err, model, "seq-blocks", 1, (double)o->seq); return NULL; }
-    if (o->layers < 1 || o->layers > 1024) { bad(err, model, "layers", 1, 1024); return NULL; }
+    if (o->tp < 1 || o->tp > tpmax) { dp_gen_option_error(err, model, "tp", 1, (double)tpmax); return NULL; }
+    if (o->hidden_blocks < 1 || o->hidden_blocks > o->hidden) { dp_gen_option_error(err, model, "hidden-blocks", 1, (double)o->hidden); return NULL; }
+    if (o->batch_blocks < 1 || o->batch_blocks > o->batch) { dp_gen_option_error(err, model, "batch-blocks", 1, (double)o->batch); return NULL; }
+    if (o->seq_blocks < 1 || o->seq_blocks > o->seq) { dp_gen_option_error(err, model, "seq-blocks", 1, (double)o->seq); return NULL; }
+    if (o->layers < 1 || o->layers > 1024) { dp_gen_option_error(err, model, "layers", 1, 1024); return NULL; }
     if (bad_training(err, model, o->training, o->optimizer) != DP_OK) return NULL;
     if (!o->layer && o->layers != 1) {
         dp_error_set(err, DP_EINVAL, "llama-block: layers must be 1 (stacked layers are llama-layer's)");
@@ -362,12 +365,12 @@ void dp_gen_random_defaults(dp_gen_random_opts *o)
 
 dp_graph *dp_gen_random(const dp_gen_random_opts *o, dp_error *err)
 {
-    if (o->n < 1 || o->n > DP_GEN_MAX_OPS) { bad(err, "random", "n", 1, DP_GEN_MAX_OPS); return NULL; }
-    if (!(o->fat >= 0 && o->fat <= 1)) { bad(err, "random", "fat", 0, 1); return NULL; }
-    if (!(o->density >= 0 && o->density <= 1)) { bad(err, "random", "density", 0, 1); return NULL; }
-    if (!(o->regular >= 0 && o->regular <= 1)) { bad(err, "random", "regular", 0, 1); return NULL; }
-    if (o->jump < 1) { bad(err, "random", "jump", 1, 1e9); return NULL; }
-    if (!(o->ccr >= 0 && isfinite(o->ccr))) { bad(err, "random", "ccr", 0, 1e300); return NULL; }
+    if (o->n < 1 || o->n > DP_GEN_MAX_OPS) { dp_gen_option_error(err, "random", "n", 1, DP_GEN_MAX_OPS); return NULL; }
+    if (!(o->fat >= 0 && o->fat <= 1)) { dp_gen_option_error(err, "random", "fat", 0, 1); return NULL; }
+    if (!(o->density >= 0 && o->density <= 1)) { dp_gen_option_error(err, "random", "density", 0, 1); return NULL; }
+    if (!(o->regular >= 0 && o->regular <= 1)) { dp_gen_option_error(err, "random", "regular", 0, 1); return NULL; }
+    if (o->jump < 1) { dp_gen_option_error(err, "random", "jump", 1, 1e9); return NULL; }
+    if (!(o->ccr >= 0 && isfinite(o->ccr))) { dp_gen_option_error(err, "random", "ccr", 0, 1e300); return NULL; }
     if (o->min_work < 0 || o->max_work < o->min_work) {
         dp_error_set(err, DP_EINVAL, "random: need 0 <= min-work <= max-work, got %d and %d", o->min_work, o->max_work);
         return NULL;

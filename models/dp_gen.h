@@ -394,6 +394,12 @@ dp_graph *dp_gen_spec(const char *spec, dp_error *err);
  * work (a sweep's graph parameter). */
 int dp_gen_spec_check(const char *spec, dp_error *err);
 
+/* A generator's refusal of option param outside lo..hi: DP_EINVAL with "<model>: option <param>
+ * must be in <lo>..<hi>", each bound printed exactly (the shortest decimal that reads back as it:
+ * 16777216, not %g's 1.67772e+07, which is below it). The one message of every generator's range
+ * checks (dp_gen.c, dp_gen_dnn.c, dp_gen_tasks.c). Returns DP_EINVAL. */
+int dp_gen_option_error(dp_error *err, const char *model, const char *param, double lo, double hi);
+
 /* Graph families with randomised parameters, for training on a distribution (issue 16): the
  * names "chainmm", "ffnn", "llama-block", "llama-layer", "daggen", "stg", "layered", "forkjoin",
  * "seriesparallel", "workflow", "cnn", "rnn", "transformer", "moe", "llama-train" (NULL-ended;

@@ -7,11 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int bad(dp_error *err, const char *model, const char *param, double lo, double hi)
-{
-    return dp_error_set(err, DP_EINVAL, "%s: option %s must be in %g..%g", model, param, lo, hi);
-}
-
 /* An operator graph under construction: ops in FLOPs with output elements; an edge carries its
  * producer's output bytes (set after the build). */
 typedef struct og {
@@ -108,13 +103,13 @@ static int conv(og *g, const char *name, int in, double B, double H, double cin,
 
 dp_graph *dp_gen_cnn(const dp_gen_cnn_opts *o, dp_error *err)
 {
-    if (o->modules < 1 || o->modules > 5000) { bad(err, "cnn", "modules", 1, 5000); return NULL; }
-    if (o->branches < 1 || o->branches > 12) { bad(err, "cnn", "branches", 1, 12); return NULL; }
-    if (o->reduce_every < 0 || o->reduce_every > 5000) { bad(err, "cnn", "reduce-every", 0, 5000); return NULL; }
-    if (o->batch < 1 || o->batch > 1000000) { bad(err, "cnn", "batch", 1, 1e6); return NULL; }
-    if (o->image < 1 || o->image > 100000) { bad(err, "cnn", "image", 1, 1e5); return NULL; }
-    if (o->channels < o->branches || o->channels > 1000000) { bad(err, "cnn", "channels", o->branches, 1e6); return NULL; }
-    if (o->classes < 1 || o->classes > 10000000) { bad(err, "cnn", "classes", 1, 1e7); return NULL; }
+    if (o->modules < 1 || o->modules > 5000) { dp_gen_option_error(err, "cnn", "modules", 1, 5000); return NULL; }
+    if (o->branches < 1 || o->branches > 12) { dp_gen_option_error(err, "cnn", "branches", 1, 12); return NULL; }
+    if (o->reduce_every < 0 || o->reduce_every > 5000) { dp_gen_option_error(err, "cnn", "reduce-every", 0, 5000); return NULL; }
+    if (o->batch < 1 || o->batch > 1000000) { dp_gen_option_error(err, "cnn", "batch", 1, 1e6); return NULL; }
+    if (o->image < 1 || o->image > 100000) { dp_gen_option_error(err, "cnn", "image", 1, 1e5); return NULL; }
+    if (o->channels < o->branches || o->channels > 1000000) { dp_gen_option_error(err, "cnn", "channels", o->branches, 1e6); return NULL; }
+    if (o->classes < 1 || o->classes > 10000000) { dp_gen_option_error(err, "cnn", "classes", 1, 1e7); return NULL; }
     const int reductions = o->reduce_every ? (o->modules - 1) / o->reduce_every : 0;
     if (ldexp((double)o->channels, reductions) > 1e9) {
         dp_error_set(err, DP_EINVAL, "cnn: %d reductions double the channels (%lld) past 1e9: raise reduce-every or lower "
@@ -175,12 +170,12 @@ void dp_gen_rnn_defaults(dp_gen_rnn_opts *o)
 
 dp_graph *dp_gen_rnn(const dp_gen_rnn_opts *o, dp_error *err)
 {
-    if (o->cell < 0 || o->cell > 1) { bad(err, "rnn", "cell", 0, 1); return NULL; }
-    if (o->layers < 1 || o->layers > 64) { bad(err, "rnn", "layers", 1, 64); return NULL; }
-    if (o->steps < 1 || o->steps > 100000) { bad(err, "rnn", "steps", 1, 100000); return NULL; }
-    if (o->batch < 1 || o->batch > 1000000) { bad(err, "rnn", "batch", 1, 1e6); return NULL; }
-    if (o->input < 1 || o->input > 1000000) { bad(err, "rnn", "input", 1, 1e6); return NULL; }
-    if (o->hidden < 1 || o->hidden > 1000000) { bad(err, "rnn", "hidden", 1, 1e6); return NULL; }
+    if (o->cell < 0 || o->cell > 1) { dp_gen_option_error(err, "rnn", "cell", 0, 1); return NULL; }
+    if (o->layers < 1 || o->layers > 64) { dp_gen_option_error(err, "rnn", "layers", 1, 64); return NULL; }
+    if (o->steps < 1 || o->steps > 100000) { dp_gen_option_error(err, "rnn", "steps", 1, 100000); return NULL; }
+    if (o->batch < 1 || o->batch > 1000000) { dp_gen_option_error(err, "rnn", "batch", 1, 1e6); return NULL; }
+    if (o->input < 1 || o->input > 1000000) { dp_gen_option_error(err, "rnn", "input", 1, 1e6); return NULL; }
+    if (o->hidden < 1 || o->hidden > 1000000) { dp_gen_option_error(err, "rnn", "hidden", 1, 1e6); return NULL; }
     const int lstm = o->cell == 0;
     if (check_ops("rnn", (double)o->layers * o->steps * (lstm ? 6 : 5), err) != DP_OK) return NULL;
     char name[160], nm[64];
@@ -270,15 +265,15 @@ static int ffn(og *g, const char *pre, const attn_dims *d, int x)
 static int check_attn(const char *model, int64_t batch, int64_t seq, int64_t hidden, int64_t heads, int64_t ffn_,
                       int head_blocks, dp_error *err)
 {
-    if (batch < 1 || batch > 1000000) return bad(err, model, "batch", 1, 1e6);
-    if (seq < 1 || seq > 1000000) return bad(err, model, "seq", 1, 1e6);
-    if (hidden < 1 || hidden > 1000000) return bad(err, model, "hidden", 1, 1e6);
-    if (heads < 1 || heads > hidden) return bad(err, model, "heads", 1, (double)hidden);
+    if (batch < 1 || batch > 1000000) return dp_gen_option_error(err, model, "batch", 1, 1e6);
+    if (seq < 1 || seq > 1000000) return dp_gen_option_error(err, model, "seq", 1, 1e6);
+    if (hidden < 1 || hidden > 1000000) return dp_gen_option_error(err, model, "hidden", 1, 1e6);
+    if (heads < 1 || heads > hidden) return dp_gen_option_error(err, model, "heads", 1, (double)hidden);
     if (hidden % heads != 0)
         return dp_error_set(err, DP_EINVAL, "%s: hidden (%lld) must be a multiple of heads (%lld)", model, (long long)hidden,
                             (long long)heads);
-    if (ffn_ < 1 || ffn_ > 10000000) return bad(err, model, "ffn", 1, 1e7);
-    if (head_blocks < 1 || head_blocks > heads) return bad(err, model, "head-blocks", 1, (double)heads);
+    if (ffn_ < 1 || ffn_ > 10000000) return dp_gen_option_error(err, model, "ffn", 1, 1e7);
+    if (head_blocks < 1 || head_blocks > heads) return dp_gen_option_error(err, model, "head-blocks", 1, (double)heads);
     if (heads % head_blocks != 0)
         return dp_error_set(err, DP_EINVAL, "%s: heads (%lld) must be a multiple of head-blocks (%d)", model, (long long)heads,
                             head_blocks);
@@ -300,8 +295,8 @@ void dp_gen_transformer_defaults(dp_gen_transformer_opts *o)
 
 dp_graph *dp_gen_transformer(const dp_gen_transformer_opts *o, dp_error *err)
 {
-    if (o->enc_layers < 0 || o->enc_layers > 1024) { bad(err, "transformer", "enc-layers", 0, 1024); return NULL; }
-    if (o->dec_layers < 0 || o->dec_layers > 1024) { bad(err, "transformer", "dec-layers", 0, 1024); return NULL; }
+    if (o->enc_layers < 0 || o->enc_layers > 1024) { dp_gen_option_error(err, "transformer", "enc-layers", 0, 1024); return NULL; }
+    if (o->dec_layers < 0 || o->dec_layers > 1024) { dp_gen_option_error(err, "transformer", "dec-layers", 0, 1024); return NULL; }
     if (o->enc_layers + o->dec_layers < 1) {
         dp_error_set(err, DP_EINVAL, "transformer: enc-layers and dec-layers are both 0: give at least one layer");
         return NULL;
@@ -352,9 +347,9 @@ void dp_gen_moe_defaults(dp_gen_moe_opts *o)
 
 dp_graph *dp_gen_moe(const dp_gen_moe_opts *o, dp_error *err)
 {
-    if (o->layers < 1 || o->layers > 1024) { bad(err, "moe", "layers", 1, 1024); return NULL; }
-    if (o->experts < 1 || o->experts > 1024) { bad(err, "moe", "experts", 1, 1024); return NULL; }
-    if (o->top_k < 1 || o->top_k > o->experts) { bad(err, "moe", "top-k", 1, o->experts); return NULL; }
+    if (o->layers < 1 || o->layers > 1024) { dp_gen_option_error(err, "moe", "layers", 1, 1024); return NULL; }
+    if (o->experts < 1 || o->experts > 1024) { dp_gen_option_error(err, "moe", "experts", 1, 1024); return NULL; }
+    if (o->top_k < 1 || o->top_k > o->experts) { dp_gen_option_error(err, "moe", "top-k", 1, o->experts); return NULL; }
     if (check_attn("moe", o->batch, o->seq, o->hidden, o->heads, o->ffn, o->head_blocks, err) != DP_OK) return NULL;
     if (check_ops("moe", (double)o->layers * (6.0 * o->head_blocks + 4.0 * o->experts + 8), err) != DP_OK) return NULL;
     char name[160], pre[32], nm[96];

@@ -11,11 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int bad(dp_error *err, const char *model, const char *param, double lo, double hi)
-{
-    return dp_error_set(err, DP_EINVAL, "%s: option %s must be in %g..%g", model, param, lo, hi);
-}
-
 /* A task graph under construction: the builder, the generator and the first fault. */
 typedef struct tg {
     const char *model;
@@ -31,7 +26,7 @@ typedef struct tg {
 /* the options every task generator shares: DP_OK or DP_EINVAL naming the option */
 static int check_common(const char *model, double ccr, int min_work, int max_work, dp_error *err)
 {
-    if (!(ccr >= 0 && ccr <= 1e12)) return bad(err, model, "ccr", 0, 1e12);
+    if (!(ccr >= 0 && ccr <= 1e12)) return dp_gen_option_error(err, model, "ccr", 0, 1e12);
     if (min_work < 0 || max_work < min_work)
         return dp_error_set(err, DP_EINVAL, "%s: need 0 <= min-work <= max-work, got %d and %d", model, min_work, max_work);
     return DP_OK;
@@ -147,10 +142,10 @@ void dp_gen_stg_defaults(dp_gen_stg_opts *o)
 dp_graph *dp_gen_stg(const dp_gen_stg_opts *o, dp_error *err)
 {
     static const char *const methods[] = {"sameprob", "samepred", "layrprob", "layrpred"};
-    if (o->n < 2 || o->n > 1000000) { bad(err, "stg", "n", 2, 1000000); return NULL; }
-    if (o->method < 0 || o->method > 3) { bad(err, "stg", "method", 0, 3); return NULL; }
-    if (!(o->degree >= 0 && o->degree <= 100)) { bad(err, "stg", "degree", 0, 100); return NULL; }
-    if (o->layers < 0 || o->layers > o->n) { bad(err, "stg", "layers", 0, o->n); return NULL; }
+    if (o->n < 2 || o->n > 1000000) { dp_gen_option_error(err, "stg", "n", 2, 1000000); return NULL; }
+    if (o->method < 0 || o->method > 3) { dp_gen_option_error(err, "stg", "method", 0, 3); return NULL; }
+    if (!(o->degree >= 0 && o->degree <= 100)) { dp_gen_option_error(err, "stg", "degree", 0, 100); return NULL; }
+    if (o->layers < 0 || o->layers > o->n) { dp_gen_option_error(err, "stg", "layers", 0, o->n); return NULL; }
     /* sameprob and samepred have no layers: --layers 5 gave the graph without it, under a name
      * without it (a review of the generators) */
     if (o->layers != 0 && o->method < 2) {
@@ -239,9 +234,9 @@ void dp_gen_layered_defaults(dp_gen_layered_opts *o)
 
 dp_graph *dp_gen_layered(const dp_gen_layered_opts *o, dp_error *err)
 {
-    if (o->n < 1 || o->n > 1000000) { bad(err, "layered", "n", 1, 1000000); return NULL; }
-    if (!(o->alpha >= 0.05 && o->alpha <= 20)) { bad(err, "layered", "alpha", 0.05, 20); return NULL; }
-    if (o->out_degree < 1 || o->out_degree > 1000) { bad(err, "layered", "out-degree", 1, 1000); return NULL; }
+    if (o->n < 1 || o->n > 1000000) { dp_gen_option_error(err, "layered", "n", 1, 1000000); return NULL; }
+    if (!(o->alpha >= 0.05 && o->alpha <= 20)) { dp_gen_option_error(err, "layered", "alpha", 0.05, 20); return NULL; }
+    if (o->out_degree < 1 || o->out_degree > 1000) { dp_gen_option_error(err, "layered", "out-degree", 1, 1000); return NULL; }
     if (check_common("layered", o->ccr, o->min_work, o->max_work, err) != DP_OK) return NULL;
     char name[160];
     snprintf(name, sizeof name, "layered_n%d_alpha%g_out%d_ccr%g_seed%lu", o->n, o->alpha, o->out_degree, o->ccr, o->seed);
@@ -305,9 +300,9 @@ void dp_gen_forkjoin_defaults(dp_gen_forkjoin_opts *o)
 
 dp_graph *dp_gen_forkjoin(const dp_gen_forkjoin_opts *o, dp_error *err)
 {
-    if (o->stages < 1 || o->stages > 10000) { bad(err, "forkjoin", "stages", 1, 10000); return NULL; }
-    if (o->branches < 1 || o->branches > 10000) { bad(err, "forkjoin", "branches", 1, 10000); return NULL; }
-    if (o->length < 1 || o->length > 10000) { bad(err, "forkjoin", "length", 1, 10000); return NULL; }
+    if (o->stages < 1 || o->stages > 10000) { dp_gen_option_error(err, "forkjoin", "stages", 1, 10000); return NULL; }
+    if (o->branches < 1 || o->branches > 10000) { dp_gen_option_error(err, "forkjoin", "branches", 1, 10000); return NULL; }
+    if (o->length < 1 || o->length > 10000) { dp_gen_option_error(err, "forkjoin", "length", 1, 10000); return NULL; }
     if (check_common("forkjoin", o->ccr, o->min_work, o->max_work, err) != DP_OK) return NULL;
     const double ops = 1.0 + (double)o->stages * ((double)o->branches * o->length + 1);
     if (ops > DP_GEN_MAX_OPS) {
@@ -358,8 +353,8 @@ void dp_gen_sp_defaults(dp_gen_sp_opts *o)
 
 dp_graph *dp_gen_sp(const dp_gen_sp_opts *o, dp_error *err)
 {
-    if (o->n < 2 || o->n > 1000000) { bad(err, "seriesparallel", "n", 2, 1000000); return NULL; }
-    if (!(o->parallel >= 0 && o->parallel <= 1)) { bad(err, "seriesparallel", "parallel", 0, 1); return NULL; }
+    if (o->n < 2 || o->n > 1000000) { dp_gen_option_error(err, "seriesparallel", "n", 2, 1000000); return NULL; }
+    if (!(o->parallel >= 0 && o->parallel <= 1)) { dp_gen_option_error(err, "seriesparallel", "parallel", 0, 1); return NULL; }
     if (check_common("seriesparallel", o->ccr, o->min_work, o->max_work, err) != DP_OK) return NULL;
     char name[160];
     snprintf(name, sizeof name, "seriesparallel_n%d_par%g_ccr%g_seed%lu", o->n, o->parallel, o->ccr, o->seed);
@@ -464,9 +459,9 @@ static int wf_task(wf *w, int prog, const char *program, int index)
 dp_graph *dp_gen_workflow(const dp_gen_workflow_opts *o, dp_error *err)
 {
     static const char *const recipes[] = {"montage", "epigenomics", "cybershake", "ligo", "genome", "srasearch"};
-    if (o->recipe < 0 || o->recipe > 5) { bad(err, "workflow", "recipe", 0, 5); return NULL; }
+    if (o->recipe < 0 || o->recipe > 5) { dp_gen_option_error(err, "workflow", "recipe", 0, 5); return NULL; }
     const int wmin = o->recipe == 0 ? 2 : 1;
-    if (o->width < wmin || o->width > 100000) { bad(err, "workflow", "width", wmin, 100000); return NULL; }
+    if (o->width < wmin || o->width > 100000) { dp_gen_option_error(err, "workflow", "width", wmin, 100000); return NULL; }
     if (check_common("workflow", o->ccr, o->min_work, o->max_work, err) != DP_OK) return NULL;
     char name[160];
     snprintf(name, sizeof name, "workflow_%s_w%d_ccr%g_seed%lu", recipes[o->recipe], o->width, o->ccr, o->seed);

@@ -1000,6 +1000,21 @@ START_TEST(stg_methods)
     gen_fails("stg", "n", "1", "--n: expected an integer in 2..1000000");
     /* the bounds exactly: random's --n said 1..1.67772e+07 (%g), below the largest it takes, 16777216 */
     gen_fails("random", "n", "0", "--n: expected an integer in 1..16777216, got '0'");
+    /* and the generators' own range checks, which a C caller meets (dp_gen_option_error: they
+     * printed %g too, three copies of it) */
+    {
+        dp_gen_random_opts ro;
+        dp_gen_random_defaults(&ro);
+        ro.n = 0;
+        ck_assert(dp_gen_random(&ro, &err) == NULL);
+        ck_assert_str_eq(err.msg, "random: option n must be in 1..16777216");
+        dp_gen_random_defaults(&ro);
+        ro.ccr = -1;
+        ck_assert(dp_gen_random(&ro, &err) == NULL);
+        ck_assert_str_eq(err.msg, "random: option ccr must be in 0..1e+300");
+        ck_assert_int_eq(dp_gen_option_error(&err, "m", "x", 0.1, 2.5e-7), DP_EINVAL);
+        ck_assert_str_eq(err.msg, "m: option x must be in 0.1..2.5e-07");
+    }
     gen_fails("stg", "degree", "101", "--degree");
     gen_fails("stg", "method", "fifo", "expected one of sameprob|samepred|layrprob|layrpred, got 'fifo'");
     gen_fails("stg", "layers", "101", "stg: option layers must be in 0..100");
