@@ -281,7 +281,9 @@ int dp_run_check(const json_t *params, dp_error *err)
     int rc = DP_OK;
     for (const dp_schema_key *mk = dp_machine_keys(); mk->key && rc == DP_OK; mk++) {
         json_t *val = json_object_get(params, mk->key);
-        if (!val || mk->type == DP_SCHEMA_NAME) continue; /* topology, calibration: files */
+        if (!val) continue;
+        /* topology, calibration: their names only (the files are read by dp_sweep_check_inputs),
+         * so that a calibration without a topology is refused here */
         if ((rc = dp_machine_set_json(&m, mk->key, val, err)) != DP_OK) dp_error_prefix(err, "parameter");
     }
     /* a uniform machine's key beside a topology, a simulator key where it cannot apply: refused

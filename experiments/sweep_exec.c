@@ -4,6 +4,9 @@
 #include "config.h"
 #include "dp_alloc.h"
 #include "dp_file.h"
+#include "dp_calib.h"
+#include "dp_costmodel.h"
+#include "dp_topology.h"
 #include "dp_exec_backend.h"
 #include "dp_gen.h"
 #include "sweep_exec.h"
@@ -166,7 +169,11 @@ int dp_sweep_check_inputs(const dp_sweep *s, int shard_i, int shard_n, dp_error 
     typedef struct {
         const char *param, *value;
         long runs;
-        int missing; /* 1: not there, 2: there but not a readable file (a folder) */
+        int missing; /* 1: not there, 2: there but not a readable file (a folder), 3: a gen: graph
+                      * that cannot be generated, 4: a topology or calibration file that cannot be
+                      * loaded */
+        dp_topology *topo; /* a topology, loaded (its devices are a calibration's) */
+        dp_calib *calib;   /* a calibration, loaded */
         char msg[sizeof(((dp_error *)0)->msg)];
     } input;
     input *in = NULL;
@@ -220,6 +227,20 @@ int dp_sweep_check_inputs(const dp_sweep *s, int shard_i, int shard_n, dp_error 
                     in[n].missing = e.code == DP_EINVAL ? 2 : 1; /* 2: there, but not a readable file */
                     snprintf(in[n].msg, sizeof in[n].msg, "%s", e.msg);
                 }
+                /* a topology or calibration that is there is read here, as the runs read it: a
+                 * wrong one (a negative bandwidth, a misspelt key) failed every run naming it,
+                 * after the results files were made (a review of the machine's inputs) */
+                const int is_topo = strcmp(input_params[p], "topology") == 0;
+                if (!in[n].missing && (is_topo || strcmp(input_params[p], "calibration") == 0)) {
+                    const char *path = bundled ? dp_cli_topology_path(val) : buf;
+                    if (is_topo) in[n].topo = dp_topology_load(path, &e);
+                    else in[n].calib = dp_calib_load(path, &e);
+                    if (!in[n].topo && !in[n].calib) {
+                        if (e.code == DP_ENOMEM) rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", val);
+                        in[n].missing = 4;
+                        snprintf(in[n].msg, sizeof in[n].msg, "%s", e.msg);
+                    }
+                }
                 if (in[n].missing) {
                     n_missing++;
                     if (first < 0) first = n;
@@ -229,6 +250,7 @@ int dp_sweep_check_inputs(const dp_sweep *s, int shard_i, int shard_n, dp_error 
             in[i].runs++;
         }
     }
+    if (rc != DP_OK) first = -1;
     if (first >= 0) {
         char more[1024] = "";
         for (long i = 0; i < n; i++) {
@@ -240,8 +262,40 @@ int dp_sweep_check_inputs(const dp_sweep *s, int shard_i, int shard_n, dp_error 
         rc = dp_error_set(err, DP_EIO, "%s: %s \"%s\" (named by %ld run%s) %s: %s%s%s%s; no run was started",
                           s->path[0] ? s->path : s->name, in[first].param, in[first].value, in[first].runs,
                           in[first].runs == 1 ? "" : "s",
-                          in[first].missing == 3 ? "cannot be generated" : in[first].missing == 2 ? "cannot be read" : "is missing", in[first].msg, n_missing > 1 ? " (also wrong: " : "", more,
-                          n_missing > 1 ? ")" : "");
+                          in[first].missing == 4   ? "cannot be loaded"
+                          : in[first].missing == 3 ? "cannot be generated"
+                          : in[first].missing == 2 ? "cannot be read"
+                                                   : "is missing",
+                          in[first].msg, n_missing > 1 ? " (also wrong: " : "", more, n_missing > 1 ? ")" : "");
+    }
+    /* each run's calibration against its topology: device and route names the topology has */
+    long n_bad = 0, bad_run = -1;
+    dp_error bad;
+    dp_error_clear(&bad);
+    for (long k = 0; k < s->n_runs && rc == DP_OK; k++) {
+        if (!dp_sweep_in_shard(k, shard_i, shard_n)) continue;
+        const dp_topology *t = NULL;
+        const dp_calib *c = NULL;
+        for (long i = 0; i < n; i++) {
+            json_t *v = json_object_get(s->runs[k].params, in[i].param);
+            if (!json_is_string(v) || strcmp(json_string_value(v), in[i].value) != 0) continue;
+            if (in[i].topo) t = in[i].topo;
+            if (in[i].calib) c = in[i].calib;
+        }
+        if (t && c && dp_costmodel_check_names(t, c, bad_run < 0 ? &bad : NULL) != DP_OK) {
+            if (bad_run < 0) bad_run = k;
+            n_bad++;
+        }
+    }
+    if (rc == DP_OK && bad_run >= 0) {
+        char more[64] = "";
+        if (n_bad > 1) snprintf(more, sizeof more, " (and %ld more run%s)", n_bad - 1, n_bad == 2 ? "" : "s");
+        rc = dp_error_set(err, DP_EINVAL, "%s: run %s (%s): %s%s; no run was started", s->path[0] ? s->path : s->name,
+                          s->runs[bad_run].key, s->runs[bad_run].params_text, bad.msg, more);
+    }
+    for (long i = 0; i < n; i++) {
+        dp_topology_free(in[i].topo);
+        dp_calib_free(in[i].calib);
     }
     free(in);
     return rc;

@@ -382,6 +382,14 @@ int dp_machine_check_keys(const dp_machine *m, const char *topology, dp_error *e
     } else if (o->copy_engines != od->copy_engines && !topology) {
         k = "copy_engines";
         why = "turns off a topology's copy-engine limits: without a topology transfers wait for none";
+    } else if (m->calibration && !topology) {
+        /* found when the machine was loaded, exit 1, and in a sweep by every run after the results
+         * files were made (a review of the machine's checks) */
+        k = "calibration";
+        why = "times the devices of a topology (it names them): give --topology, the one it was profiled on";
+    } else if (o->memory_limit == DP_HISIM_MEMORY_TOPOLOGY && !topology) {
+        k = "memory_limit";
+        why = "topology takes each device's memory_bytes from a topology: give --topology, or a number of bytes";
     }
     dp_machine_free(&d);
     if (k) return dp_error_set(err, DP_EINVAL, "%s %s", k, why);

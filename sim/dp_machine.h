@@ -143,7 +143,8 @@ int dp_machine_load(dp_machine *m, dp_error *err);
  * when off their defaults only (a value at the default is the "off" of what it does, which a
  * sweep's grid may give every machine): transfer fifo or maxmin without a topology; chunks
  * without transfer fifo; memory_policy without memory_limit; memory_penalty without
- * memory_limit and memory_policy penalty; copy_engines without a topology.
+ * memory_limit and memory_policy penalty; copy_engines without a topology. Refused whenever
+ * given: calibration without a topology, memory_limit topology without a topology.
  * dp_machine_costs checks it; a sweep checks it for every run before any runs (dp_run_check). */
 int dp_machine_check_keys(const dp_machine *m, const char *topology, dp_error *err);
 

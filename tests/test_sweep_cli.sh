@@ -395,6 +395,32 @@ printf '{"name": "gw", "fixed": {"devices": 2, "method": "cp"}, "grid": {"graph"
 rc=0; "$DOPPLER" sweep "$work/gw.json" --out "$work/gw.h5" 2> "$work/gw.log" || rc=$?
 [ $rc -eq 1 ] && grep -q 'cannot be generated: .*(also wrong: no-such-graph.json); no run was started' "$work/gw.log" && [ ! -e "$work/gw.h5" ] ||
     { cat "$work/gw.log" >&2; fail "a bad gen: graph and a missing file: exit $rc, not both said"; }
+# a topology or calibration the runs cannot load, a calibration of another topology's devices, a
+# calibration or memory_limit topology without a topology: refused before any run (every run
+# failed on them after the results files were made: a review of the machine's inputs)
+sed 's/"bandwidth_Bps": 6180000000.0/"bandwidth_Bps": -1/' "$top_srcdir/data/topologies/cpu-2core.json" > "$work/negbw.json"
+sed 's/"c_s_per_byte": 3.143568953e-10/"c_s_per_byte": -1/' "$top_srcdir/data/calibrations/cpu-2core.json" > "$work/negcal.json"
+CAL="$top_srcdir/data/calibrations/cpu-2core.json"
+for case in "topology:negbw.json:cpu-2core:cannot be loaded: .*negbw.json: links\[0\].bandwidth_Bps: must be a positive finite number, got -1" \
+            "calibration:negcal.json:cpu-2core:cannot be loaded: .*negcal.json: devices.core0.ops.input.c_s_per_byte: must lie in" \
+            "calibration:$CAL:dgx1-v100:devices.core0: topology dgx1-v100 has no such device" \
+            "calibration:$CAL::calibration times the devices of a topology" \
+            "memory_limit:topology::memory_limit topology takes each device's memory_bytes from a topology"; do
+    key=${case%%:*}; rest=${case#*:}; val=${rest%%:*}; rest=${rest#*:}; topo=${rest%%:*}; want=${rest#*:}
+    case $val in /*|topology) ;; *) val="$work/$val" ;; esac
+    extra=""; [ -n "$topo" ] && [ "$key" != topology ] && extra=", \"topology\": \"$topo\""
+    printf '{"name": "mi", "fixed": {"graph": "%s", "method": "cp"%s}, "grid": {"%s": ["%s"], "seed": [1, 2]}}\n' \
+        "$top_srcdir/data/graphs/chainmm.json" "$extra" "$key" "$val" > "$work/mi.json"
+    rc=0; "$DOPPLER" sweep "$work/mi.json" --out "$work/mi.h5" 2> "$work/mi.log" || rc=$?
+    [ $rc -eq 1 ] && grep -q "$want" "$work/mi.log" && grep -q "no run was started\|nothing was run or written" "$work/mi.log" &&
+        [ ! -e "$work/mi.h5" ] && [ ! -e "$work/mi.csv" ] && [ ! -e "$work/mi.runs" ] ||
+        { cat "$work/mi.log" >&2; fail "$key $val (topology '$topo'): exit $rc, not refused before the runs"; }
+done
+# the same on the command line is a usage error (exit 2; it was 1, found as the machine loaded)
+for o in "--calibration $CAL" "--memory-limit topology"; do
+    rc=0; "$DOPPLER" simulate --graph "$top_srcdir/data/graphs/chainmm.json" --method cp $o > /dev/null 2> "$work/mi.log" || rc=$?
+    [ $rc -eq 2 ] && grep -q "give --topology" "$work/mi.log" || { cat "$work/mi.log" >&2; fail "simulate $o without --topology: exit $rc"; }
+done
 # legitimate specs still run
 cat > "$work/gok.json" <<JSON
 {"name": "gok", "fixed": {"devices": 2, "method": "cp"}, "grid": {"graph": ["gen:chainmm?matrices=3&n=100&blocks=1&partition=2d", "gen:ffnn?layers=1&batch-blocks=1&feature-blocks=1&training=yes&optimizer=sgd"]}}
