@@ -235,6 +235,17 @@ dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err)
                 dv->n_measured++;
             }
             dp_calib_sort_measured(dv);
+            /* one op given twice: the lookup took either entry (qsort is not stable), so the op's
+             * time was one of two numbers, which one unsaid (a review; calibrate fit writes each
+             * op once, its median, and a route given twice is refused too) */
+            for (int k = 1; k < dv->n_measured; k++)
+                if (measured_cmp(&dv->measured[k - 1], &dv->measured[k]) == 0) {
+                    const dp_calib_measured *a = &dv->measured[k - 1], *b = &dv->measured[k];
+                    dp_error_set(err, DP_EINVAL, "%s: devices.%s.measured: the op (kind %s, flops %.17g, bytes %.17g) is "
+                                 "given twice (%.17g and %.17g s): give each op once", origin, dname, a->kind, a->flops,
+                                 a->bytes, a->seconds, b->seconds);
+                    goto fail;
+                }
         }
         json_t *itf = json_object_get(dobj, "interference");
         if (itf) {

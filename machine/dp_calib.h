@@ -18,7 +18,8 @@
  *                                  "measured": [{"kind": .., "flops": .., "bytes": .., "seconds": ..}]}},
  *    "routes": [{"src": "<device>", "dst": "<device>", "latency_s": .., "bandwidth_Bps": ..}]}
  * ("default", "interference" and "measured" are optional; interference: each in [0, 100];
- * measured: finite flops, bytes >= 0 and seconds >= 0.) Device names are the topology's.
+ * measured: finite flops, bytes >= 0 and seconds >= 0, each (kind, flops, bytes) once.) Device
+ * names are the topology's.
  * Coefficients are checked when read, naming the file and the key: a_s and latency_s lie in
  * [0, DP_COST_TIME_MAX] seconds; b_s_per_flop and c_s_per_byte in [0, DP_COST_TIME_MAX /
  * DP_CALIB_MAX_COUNT], and bandwidth_Bps is at least DP_CALIB_MAX_COUNT / DP_COST_TIME_MAX, so
