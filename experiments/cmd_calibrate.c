@@ -59,8 +59,10 @@ static void calibrate_usage(FILE *f)
                "it; peer_busy: slowdown per other busy device; sim/dp_hisim.h); print each fit's\n"
                "coefficients, R^2 and residuals; write the calibration file. A fit fails when its R^2 is\n"
                "NaN or below 0.5, a coefficient is NaN or out of the file's range, or a route's bandwidth\n"
-               "is at its cap (1e18 B/s: copy times that do not grow with size); failed fits are listed\n"
-               "on stderr and the command exits 1 without writing the calibration (the report is written).\n\n"
+               "is at its cap (1e18 B/s: copy times that do not grow with size), or a device has no\n"
+               "sample of copy_in or peer_busy where the profile ran the interference probes (0 would be\n"
+               "read as measured); failed fits are listed on stderr and the command exits 1 without\n"
+               "writing the calibration (the report is written).\n\n"
                "Options of profile:\n"
                "  --topology T         name the devices as topology T does (a file or a bundled name, e.g.\n"
                "                       cpu-2core): device d of the executor is the topology's device d\n"
@@ -411,10 +413,18 @@ static int calibrate_fit(int argc, char **argv)
     for (int d = 0; d < cal->n_devices; d++) {
         const dp_calib_device *dv = &cal->dev[d];
         printf("%-6s %10.4f %6d %10.4f %6d\n", dv->name, dv->copy_in, dv->n_copy_in, dv->peer_busy, dv->n_peer_busy);
+        const int failed = dp_calib_interference_fit_failed(cal, d, why, sizeof why);
+        if (failed) {
+            fprintf(stderr, "doppler calibrate fit: %s: failed fit: device %s, interference: %s\n", argv[optind], dv->name,
+                    why);
+            n_failed++;
+        }
         json_t *jd = json_object_get(rdev, dv->name);
-        if (jd) json_object_set_new(jd, "interference", json_pack("{s:f,s:i,s:f,s:i}", "copy_in", dv->copy_in, "n_copy_in",
-                                                                   dv->n_copy_in, "peer_busy", dv->peer_busy,
-                                                                   "n_peer_busy", dv->n_peer_busy));
+        json_t *ji = json_pack("{s:f,s:i,s:f,s:i}", "copy_in", dv->copy_in, "n_copy_in", dv->n_copy_in, "peer_busy",
+                               dv->peer_busy, "n_peer_busy", dv->n_peer_busy);
+        if (ji && failed) json_object_set_new(ji, "failed", json_string(why));
+        if (jd) json_object_set_new(jd, "interference", ji);
+        else json_decref(ji);
     }
     int any_measured = 0;
     for (int d = 0; d < cal->n_devices; d++) any_measured |= cal->dev[d].n_measured > 0;

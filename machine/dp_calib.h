@@ -146,6 +146,11 @@ void dp_calib_sort_measured(dp_calib_device *dv);
  * dp_calib_fit (a calibration read from a file has no fit statistics: 0). */
 int dp_calib_op_fit_failed(const dp_calib_affine *co, const dp_calib_fit_info *in, char *why, size_t size);
 int dp_calib_route_fit_failed(const dp_calib_route *rt, char *why, size_t size);
+/* The failed interference fit of device d (0 <= d < c->n_devices): 1 with the reason in why when
+ * some device of c has interference samples (the profile ran the probes) and d lacks samples of
+ * copy_in or of peer_busy, whose 0 would be read as measured; 0 otherwise (no device has samples:
+ * a profile made with --no-interference, or a calibration read from a file). */
+int dp_calib_interference_fit_failed(const dp_calib *c, int d, char *why, size_t size);
 
 /* The calibration's entry for `device`, or NULL (c may be NULL). */
 const dp_calib_device *dp_calib_find_device(const dp_calib *c, const char *device);

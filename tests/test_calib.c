@@ -377,8 +377,19 @@ START_TEST(interference_fit_and_roundtrip)
     ck_assert_int_eq(c->dev[0].n_copy_in, 2);
     ck_assert_int_eq(c->dev[0].n_peer_busy, 3);
     ck_assert_int_eq(c->dev[1].n_copy_in + c->dev[1].n_peer_busy, 0);
+    /* device 1 without a sample while device 0 has them: its 0 would read as measured, a failed
+     * fit (written without a word: a review); device 0 measured both */
+    char why[256];
+    ck_assert_int_eq(dp_calib_interference_fit_failed(c, 0, why, sizeof why), 0);
+    ck_assert_int_eq(dp_calib_interference_fit_failed(c, 1, why, sizeof why), 1);
+    ck_assert_msg(strstr(why, "copy_in and peer_busy not measured"), "%s", why);
+    c->dev[0].n_copy_in = 0;
+    ck_assert_int_eq(dp_calib_interference_fit_failed(c, 0, why, sizeof why), 1);
+    ck_assert_msg(strncmp(why, "copy_in not measured", 20) == 0, "%s", why);
+    c->dev[0].n_copy_in = 2;
     char path[] = "/tmp/doppler-test-calib-XXXXXX";
     dp_calib *l = save_and_load(c, path);
+    ck_assert_int_eq(dp_calib_interference_fit_failed(l, 1, why, sizeof why), 0); /* a file: no statistics */
     for (int i = 0; i < l->n_devices; i++) {
         int core0 = strcmp(l->dev[i].name, "core0") == 0;
         ck_assert_double_eq_tol(l->dev[i].copy_in, core0 ? 1.0 : 0.0, 1e-12);

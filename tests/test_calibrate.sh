@@ -266,6 +266,15 @@ awk -v b="$bw" -v l="$lat" 'BEGIN { B = (1048576 - 1024) / 9e-5; L = 3e-5 - 1024
     exit !(b > 0.999999 * B && b < 1.000001 * B && l > 0.999999 * L && l < 1.000001 * L) }' ||
     fail "tiny.json route core0 -> core1: bandwidth $bw, latency $lat, not the exact two-point fit"
 grep -q '"failed_fits": 0' "$T/tr.json" || fail "tiny.json: failed fits reported: $(cat "$T/tf")"
+# a device without a copy_in sample where the probes ran (a profile with small --max-gemm on the
+# development host): its copy_in was written as 0, copies that cost nothing, without a word (a
+# review); a failed fit now, and the calibration is written only with --keep-failed
+grep -v '"device": "core1", "kind": "copy_in"' "$seed" > "$T/noci.json"
+rc=0; "$D" calibrate fit "$T/noci.json" --out "$T/noci-c.json" --report "$T/noci-r.json" > /dev/null 2> "$T/noci.err" || rc=$?
+[ "$rc" -eq 1 ] && [ ! -e "$T/noci-c.json" ] && grep -q "noci.json: failed fit: device core1, interference: copy_in not measured" "$T/noci.err" &&
+    grep -q '"failed": "copy_in not measured' "$T/noci-r.json" || fail "a device without copy_in samples: exit $rc: $(cat "$T/noci.err")"
+"$D" calibrate fit "$T/noci.json" --out "$T/noci-c.json" --keep-failed > /dev/null 2>&1 && [ -s "$T/noci-c.json" ] ||
+    fail "a device without copy_in samples, --keep-failed: not written"
 # copy times that do not grow with size: the bandwidth is at its cap, a failed fit, exit 1 and no
 # calibration written unless --keep-failed; the report says why
 sed 's/"bytes": 1048576, "seconds": 0.0001[23]/"bytes": 1048576, "seconds": 0.00003/' "$seed" > "$T/flat.json"
