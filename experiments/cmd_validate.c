@@ -35,7 +35,7 @@ static void validate_usage(FILE *f)
                "scaled); device d of the executor is the topology's device d. Print per assignment the\n"
                "measured (from R interleaved runs, see --statistic) and the\n"
                "simulated makespan, then the mean absolute percentage error and Kendall's tau between the\n"
-               "two, and plot simulated against measured (gnuplot PNG).\n\n"
+               "two, and plot simulated against measured (gnuplot PNG or SVG).\n\n"
                "Options:\n"
                "  --graph FILE         the graph (.json native with shapes, or .txt DOPPLER: synthetic kernels)\n"
                "  --format F           graph format when the extension does not tell\n"
@@ -48,7 +48,7 @@ static void validate_usage(FILE *f)
                "                       5, nearly equivalent assignments rank by noise; the split-half\n"
                "                       tau printed at the end says how reproducible the ranking is)\n"
                "  --seed S             seed of the random assignments (default 1)\n"
-               "  --plot FILE.png      the scatter plot (default validate.png; 'none' for no plot)\n"
+               "  --plot FILE.png      the scatter plot, .png or .svg (default validate.png; 'none' for no plot)\n"
                "  --out FILE.json      per-assignment results and the summary\n"
                "  --no-pin             do not pin workers to cores (pinned: device d on the d-th core\n"
                "                       the process may use, so taskset -c chooses them)\n"
@@ -84,7 +84,7 @@ static int write_plot(const char *path, const row *rows, int n, int n_methods, c
     char target[4096], tmp[4200];
     int trc = dp_file_output_target(path, target, sizeof target, err);
     if (trc != DP_OK) return trc;
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.png", target, (long)getpid());
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", target, (long)getpid());
     /* gnuplot's own output to /dev/null: where `set output` fails it writes the PNG to stdout */
     FILE *gp = popen("gnuplot > /dev/null", "w");
     if (!gp) return dp_error_set(err, DP_EIO, "%s: cannot run gnuplot", path);
@@ -95,7 +95,10 @@ static int write_plot(const char *path, const row *rows, int n, int n_methods, c
     }
     lo *= 0.9e3;
     hi *= 1.1e3;
-    fprintf(gp, "set terminal pngcairo size 800,700 font ',11'\nset output '%s'\n", tmp);
+    /* the terminal of the file's type (dp_report_terminal: svg, else pngcairo where gnuplot has it) */
+    const char *term = dp_report_terminal(path);
+    fprintf(gp, "set terminal %s size 800,700 font ',11'%s\nset output '%s'\n", term,
+            strcmp(term, "svg") == 0 ? " background rgb 'white'" : "", tmp);
     fprintf(gp, "set title \"%s\" noenhanced\nset xlabel 'measured makespan (ms)'\nset ylabel 'simulated makespan (ms)'\n", title);
     fprintf(gp, "set key top left\nset grid\nset xrange [%g:%g]\nset yrange [%g:%g]\n", lo, hi, lo, hi);
     fprintf(gp, "$R << EOD\n");
@@ -378,6 +381,11 @@ int cmd_validate(int argc, char **argv)
         if (!rc && plot && dp_file_output_target(plot, plot_target, sizeof plot_target, &e) != DP_OK) rc = dp_cli_fail(&e);
         if (rc) return dp_cli_machine_done(&mach, rc);
     }
+    /* the plot's file type, before the measurement: the plot was always a PNG, so --plot x.svg
+     * measured, then failed calling its PNG an incomplete SVG ("a full disk?"), and --plot x.pdf
+     * wrote a PNG under that name (a review) */
+    if (plot && !dp_report_terminal(plot))
+        return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "--plot %s: plots are written as .png or .svg", plot));
     if (!mach.topology && mach.devices_given)
         return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "--devices: give a --topology whose devices the executor's devices are"));
     if (resim && exec_opt)

@@ -124,6 +124,15 @@ sed 's/524288/4194304/g; s/\[64, 64\]/[128, 128]/g' "$T/g.json" > "$T/g128.json"
 grep -q 'v.json: field "executed_flops"' "$T/bad" || fail "other shapes: $(cat "$T/bad")"
 # the record's calibration and statistic apply by default: the same figures without --calibration
 "$D" validate --graph "$T/g.json" --resimulate "$T/v.json" --plot none > "$T/re3" 2>&1 || fail "resimulate, defaults: $(cat "$T/re3")"
+# the plot's type from its name: an SVG is an SVG (a PNG was written and refused as an incomplete
+# SVG, "a full disk?", after the measurement), another type a usage error before any work
+if command -v gnuplot > /dev/null 2>&1; then
+    "$D" validate --graph "$T/g.json" --resimulate "$T/v.json" --plot "$T/v.svg" > "$T/sv" 2>&1 &&
+        grep -q '</svg>' "$T/v.svg" || fail "validate --plot x.svg: $(cat "$T/sv")"
+fi
+rc=0; "$D" validate --graph "$T/g.json" --resimulate "$T/v.json" --plot "$T/v.pdf" > "$T/sv" 2>&1 || rc=$?
+[ $rc -eq 2 ] && grep -q "v.pdf: plots are written as .png or .svg" "$T/sv" && ! grep -q '^MAPE' "$T/sv" && [ ! -e "$T/v.pdf" ] ||
+    fail "validate --plot x.pdf: exit $rc: $(cat "$T/sv")"
 grep '^MAPE' "$T/re3" > "$T/m3"
 cmp -s "$T/m1" "$T/m3" || fail "resimulate with the record's defaults: $(cat "$T/m3") against $(cat "$T/m1")"
 # a recorded calibration whose path begins with "none" is that file, not the roofline (it was
