@@ -815,6 +815,10 @@ static int train_main(int argc, char **argv)
         return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--coarsen trains a constructive policy (doppler, placeto, gdp) on "
                                                              "group graphs in the simulator: not with --method improve"));
     if (optind < argc) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "unexpected argument '%s'", argv[optind]));
+    /* Stage III's machine is cpu-2core unless --topology says otherwise (dp_cli_real_open): the keys
+     * are checked against it, so that its --calibration needs no --topology */
+    if (stage == DP_TRAIN_STAGE_REAL && !pipeline && !mach.topology && dp_machine_set(&mach, "topology", "cpu-2core", NULL) != DP_OK)
+        return dp_cli_machine_done(&mach, 1);
     if (dp_cli_check_format("train", format) || dp_cli_check_machine("train", &mach)) return dp_cli_machine_done(&mach, DP_EXIT_USAGE);
     if (family) {
         dp_error fe;

@@ -198,9 +198,10 @@ fi
     --topology cpu-2core --calibration "$T/c.json" --trajectory "$T/s3.h5" --quiet > "$T/tr3" 2>&1 \
     || fail "train --stage real: $(cat "$T/tr3")"
 grep -q "measured on the real executor" "$T/tr3" || fail "stage real output: $(cat "$T/tr3")"
-# ... with each run paired with a run of the critical-path placement (the host's drift out)
+# ... with each run paired with a run of the critical-path placement (the host's drift out); on
+# Stage III's default topology, cpu-2core, its calibration needs no --topology
 "$D" train --graph "$T/g.json" --stage real --init "$T/s2.h5" --episodes 2 --scale 0.5 --real-repeats 1 \
-    --real-reference cp --topology cpu-2core --calibration "$T/c.json" > "$T/tr3r" 2>&1 \
+    --real-reference cp --calibration "$T/c.json" > "$T/tr3r" 2>&1 \
     || fail "train --stage real --real-reference cp: $(cat "$T/tr3r")"
 grep -q "relative to a run of the placement of cp" "$T/tr3r" || fail "real reference output: $(cat "$T/tr3r")"
 # its "place with" names the machine it trained on (it named none, and placed on 4 uniform devices: a review)
