@@ -731,6 +731,16 @@ dp_profile *dp_profile_load(const char *path, dp_error *err)
         dp_error_set(err, DP_EINVAL, "%s: field \"version\": only version 1 is known", path);
         goto fail;
     }
+    /* every key known, as the calibration and topology readers: a misspelt optional key
+     * ("interferance", "graph_ops") was ignored, and the calibration fitted without what it held
+     * (a review) */
+    static const char *const root_keys[] = {"format", "version", "machine", "backend", "devices", "op_sample",
+                                            "copy_sample", "ops", "copies", "interference_sample", "interference", NULL};
+    static const char *const op_keys[] = {"device", "kind", "flops", "bytes", "seconds", "graph_op", NULL};
+    static const char *const copy_keys[] = {"src", "dst", "bytes", "seconds", NULL};
+    static const char *const itf_keys[] = {"device", "kind", "x", "y", "peers", NULL};
+    char where[64];
+    if (json_is_object(root) && dp_json_known_keys(root, root_keys, path, "profile", err) != DP_OK) goto fail;
     json_t *devs = json_object_get(root, "devices"), *ops = json_object_get(root, "ops"),
            *cps = json_object_get(root, "copies");
     if (!json_is_array(devs) || json_array_size(devs) == 0 || !json_is_array(ops) || !json_is_array(cps)) {
@@ -760,12 +770,20 @@ dp_profile *dp_profile_load(const char *path, dp_error *err)
     json_array_foreach(ops, i, o) {
         const char *dev = NULL, *kind = NULL;
         double f = -1, b = -1, s = -1;
+        snprintf(where, sizeof where, "ops[%zu]", i);
+        if (json_is_object(o) && dp_json_known_keys(o, op_keys, path, where, err) != DP_OK) goto fail;
         if (json_unpack(o, "{s:s,s:s,s:F,s:F,s:F}", "device", &dev, "kind", &kind, "flops", &f, "bytes", &b, "seconds", &s) != 0 ||
             dev_index(p, dev) < 0 || !(f >= 0 && b >= 0 && s >= 0 && isfinite(f + b + s))) {
             dp_error_set(err, DP_EINVAL, "%s: ops[%zu]: needs a known device, kind, and finite flops, bytes, seconds >= 0", path, i);
             goto fail;
         }
-        int graph_op = json_is_true(json_object_get(o, "graph_op"));
+        /* a boolean (dp_profile_save writes true): 1 read as false made a graph op a sweep sample */
+        json_t *go = json_object_get(o, "graph_op");
+        if (go && !json_is_boolean(go)) {
+            dp_error_set(err, DP_EINVAL, "%s: ops[%zu].graph_op: must be true or false", path, i);
+            goto fail;
+        }
+        int graph_op = json_is_true(go);
         if (strlen(kind) >= sizeof p->ops[0].kind) {
             dp_error_set(err, DP_EINVAL, "%s: ops[%zu]: kind longer than %zu bytes", path, i, sizeof p->ops[0].kind - 1);
             goto fail;
@@ -775,9 +793,17 @@ dp_profile *dp_profile_load(const char *path, dp_error *err)
     json_array_foreach(cps, i, o) {
         const char *a = NULL, *b = NULL;
         double by = -1, s = -1;
+        snprintf(where, sizeof where, "copies[%zu]", i);
+        if (json_is_object(o) && dp_json_known_keys(o, copy_keys, path, where, err) != DP_OK) goto fail;
         if (json_unpack(o, "{s:s,s:s,s:F,s:F}", "src", &a, "dst", &b, "bytes", &by, "seconds", &s) != 0 ||
             dev_index(p, a) < 0 || dev_index(p, b) < 0 || !(by >= 0 && s >= 0 && isfinite(by + s))) {
             dp_error_set(err, DP_EINVAL, "%s: copies[%zu]: needs known src and dst devices, finite bytes, seconds >= 0", path, i);
+            goto fail;
+        }
+        /* a copy from a device to itself is no route's: it was dropped by the fit, whose error
+         * then named the route left short of samples, not this entry */
+        if (strcmp(a, b) == 0) {
+            dp_error_set(err, DP_EINVAL, "%s: copies[%zu]: src and dst are the same device \"%s\"", path, i, a);
             goto fail;
         }
         if (add_copy(p, dev_index(p, a), dev_index(p, b), by, s) != DP_OK) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
@@ -788,6 +814,8 @@ dp_profile *dp_profile_load(const char *path, dp_error *err)
         const char *dev = NULL, *kind = NULL;
         double x = -1, y = 0;
         int peers = 0;
+        snprintf(where, sizeof where, "interference[%zu]", i);
+        if (json_is_object(o) && dp_json_known_keys(o, itf_keys, path, where, err) != DP_OK) goto fail;
         if (json_unpack(o, "{s:s,s:s,s:F,s:F,s:i}", "device", &dev, "kind", &kind, "x", &x, "y", &y, "peers", &peers) != 0 ||
             dev_index(p, dev) < 0 || (strcmp(kind, "copy_in") != 0 && strcmp(kind, "peer_busy") != 0) ||
             !(x >= 0 && isfinite(x) && isfinite(y)) || peers < 1) {

@@ -127,7 +127,8 @@ int dp_profile_graph_ops(dp_profile *p, const dp_graph *xg, const dp_profile_opt
 int dp_profile_save(const dp_profile *p, const char *path, dp_error *err);
 /* Read a profile file written by dp_profile_save; the caller frees it with dp_profile_free. NULL
  * with err: dp_json_load's errors (a file that cannot be read, not JSON), DP_EINVAL naming the
- * file and the field (another format or version, a field of the wrong type), DP_ENOMEM. */
+ * file and the field (another format or version, a field of the wrong type, a key the writer does
+ * not write, a copy from a device to itself), DP_ENOMEM. */
 dp_profile *dp_profile_load(const char *path, dp_error *err);
 
 /* 1 when the executor runs ops of `kind` as memory-bound loops (elementwise, reductions,

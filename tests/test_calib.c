@@ -427,6 +427,29 @@ START_TEST(interference_fit_and_roundtrip)
     fclose(f);
     ck_assert_ptr_null(dp_profile_load(path, &err));
     ck_assert_msg(strstr(err.msg, path) != NULL && strstr(err.msg, "version") != NULL, "%s", err.msg);
+    /* a misspelt key was ignored ("interferance": the fit had no interference; graph_op 1 was read
+     * as false, a graph op as a sweep sample) and a copy from a device to itself dropped by the
+     * fit, whose error named the route short of samples: each refused, naming the entry (a review) */
+    static const char *const bad[][2] = {
+        {"\"ops\":[],\"copies\":[],\"interferance\":[]", "profile: unknown key \"interferance\""},
+        {"\"ops\":[{\"device\":\"a\",\"kind\":\"add\",\"flops\":1,\"bytes\":8,\"seconds\":1e-6,\"graph_ops\":true}],"
+         "\"copies\":[]", "ops[0]: unknown key \"graph_ops\""},
+        {"\"ops\":[{\"device\":\"a\",\"kind\":\"add\",\"flops\":1,\"bytes\":8,\"seconds\":1e-6,\"graph_op\":1}],"
+         "\"copies\":[]", "ops[0].graph_op: must be true or false"},
+        {"\"ops\":[],\"copies\":[{\"src\":\"a\",\"dst\":\"b\",\"bytes\":8,\"seconds\":1e-6,\"latency\":0}]",
+         "copies[0]: unknown key \"latency\""},
+        {"\"ops\":[],\"copies\":[{\"src\":\"a\",\"dst\":\"a\",\"bytes\":8,\"seconds\":1e-6}]",
+         "copies[0]: src and dst are the same device \"a\""},
+        {"\"ops\":[],\"copies\":[],\"interference\":[{\"device\":\"a\",\"kind\":\"copy_in\",\"x\":1,\"y\":1,"
+         "\"peers\":1,\"z\":0}]", "interference[0]: unknown key \"z\""},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        f = fopen(path, "w");
+        fprintf(f, "{\"format\":\"doppler-profile\",\"version\":1,\"devices\":[\"a\",\"b\"],%s}", bad[k][0]);
+        fclose(f);
+        ck_assert_ptr_null(dp_profile_load(path, &err));
+        ck_assert_msg(strstr(err.msg, path) != NULL && strstr(err.msg, bad[k][1]) != NULL, "%s: %s", bad[k][1], err.msg);
+    }
     unlink(path);
     dp_calib_free(c);
     dp_profile_free(p);
