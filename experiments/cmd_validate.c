@@ -41,7 +41,8 @@ static void validate_usage(FILE *f)
                "  --format F           graph format when the extension does not tell\n"
                "  --backend B          executor backend: cpu (default), cuda when built --with-cuda\n"
                "  --assignments N      random assignments (default 30)\n"
-               "  --methods M1,M2      placement methods also run (default cp,round-robin,single)\n"
+               "  --methods M1,M2      placement methods also run, each once, none that needs a checkpoint\n"
+               "                       (default cp,round-robin,single)\n"
                "  --scale S            dimension scale of the kernels, (0, 1]\n"
                "  --target-flops F     else: the scale giving F FLOPs in all (default 2e10, at most 1e18)\n"
                "  --repeats R          measured runs per assignment, in interleaved passes (default 21: with\n"
@@ -406,8 +407,18 @@ int cmd_validate(int argc, char **argv)
     for (char *save = NULL, *t = strtok_r(mlist, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (!*t) continue;
         if (n_methods == 32) { free(mlist); return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "at most 32 methods")); }
-        if (!dp_place_find(t)) {
-            int rc = dp_cli_usage_error(cmd, "--methods: unknown method '%s'", t); /* t points into mlist */
+        const dp_place_method *pm = dp_place_find(t);
+        /* a method that places from a checkpoint, which validate does not take (it failed after
+         * the graph was planned, asking for a --checkpoint validate refuses), and a method given
+         * twice (two rows of one assignment, a tie counted in tau and the MAPE: a review) */
+        int twice = 0;
+        for (int k = 0; k < n_methods; k++) twice |= strcmp(mnames[k], t) == 0;
+        int rc = !pm ? dp_cli_usage_error(cmd, "--methods: unknown method '%s'", t) /* t points into mlist */
+                 : (pm->options & DP_PLACE_OPT_NEEDS_CHECKPOINT)
+                     ? dp_cli_usage_error(cmd, "--methods: %s places from a checkpoint, which validate does not take "
+                                          "(the methods here place without one)", t)
+                 : twice ? dp_cli_usage_error(cmd, "--methods: %s given twice", t) : 0;
+        if (rc) {
             free(mlist);
             return dp_cli_machine_done(&mach, rc);
         }

@@ -263,6 +263,12 @@ done
 "$D" validate --graph "$T/g.json" --devices 3 > /dev/null 2>&1; test $? -eq 2 || fail "--devices without --topology must exit 2"
 "$D" validate --graph "$T/g.json" --calibration "$T/nope.json" --plot none > /dev/null 2>&1; test $? -eq 1 || fail "missing file must exit 1"
 "$D" validate --graph "$T/g.json" --calibration "$T/c.json" --methods nosuch > /dev/null 2>&1; test $? -eq 2 || fail "unknown method must exit 2"
+# a method that needs a checkpoint validate cannot take (it failed asking for --checkpoint, an
+# option validate refuses), and a method twice (two rows of one assignment in tau and MAPE)
+for m in "doppler:doppler places from a checkpoint" "cp,round-robin,cp:cp given twice"; do
+    rc=0; "$D" validate --graph "$T/g.json" --methods "${m%%:*}" --plot none > /dev/null 2> "$T/bad" || rc=$?
+    [ $rc -eq 2 ] && grep -q -- "--methods: ${m#*:}" "$T/bad" || fail "validate --methods ${m%%:*}: exit $rc: $(cat "$T/bad")"
+done
 "$D" calibrate fit "$T/g.json" --out "$T/x.json" > /dev/null 2>&1; test $? -eq 1 || fail "fit of a non-profile must exit 1"
 
 # issue 33: two copy sizes per route fit latency + bytes / bandwidth exactly (they gave the
