@@ -504,6 +504,7 @@ int cmd_validate(int argc, char **argv)
     const dp_graph *xg = resim ? plan : dp_exec_graph(x);
     if (resim && record_check_flops(rec, resim, xg, &err) != DP_OK) goto fail;
     if (!(prob = dp_problem_alloc(xg, &mach, &err))) goto fail;
+    dp_cli_warn_measured(&mach, xg); /* on the graph as executed, whose ops the measured ones are */
     const dp_cost *costs = prob->costs;
     dp_engine *sim = prob->engine;
 

@@ -263,6 +263,17 @@ done
 "$D" validate --graph "$T/g.json" --devices 3 > /dev/null 2>&1; test $? -eq 2 || fail "--devices without --topology must exit 2"
 "$D" validate --graph "$T/g.json" --calibration "$T/nope.json" --plot none > /dev/null 2>&1; test $? -eq 1 || fail "missing file must exit 1"
 "$D" validate --graph "$T/g.json" --calibration "$T/c.json" --methods nosuch > /dev/null 2>&1; test $? -eq 2 || fail "unknown method must exit 2"
+# the bundled calibration's measured ops are ChainMM's at 2e10 FLOPs: at that scale they time
+# its ops; at the file's scale none applies, and that is said (the fits timed every op without a
+# word: a review)
+BC="$top_srcdir/data/calibrations/cpu-2core.json"
+"$D" simulate --graph "$top_srcdir/data/graphs/chainmm.json" --topology cpu-2core --calibration "$BC" --method cp \
+    --target-flops 2e10 > /dev/null 2> "$T/wm" || fail "simulate at 2e10: $(cat "$T/wm")"
+! grep -q "measured ops" "$T/wm" || fail "a warning where the measured ops apply: $(cat "$T/wm")"
+"$D" simulate --graph "$top_srcdir/data/graphs/chainmm.json" --topology cpu-2core --calibration "$BC" --method cp \
+    > /dev/null 2> "$T/wm" || fail "simulate at the file's scale: $(cat "$T/wm")"
+grep -q "warning: none of the 16 measured ops of calibration .*cpu-2core.json is an op of graph chainmm" "$T/wm" ||
+    fail "no warning where no measured op applies: $(cat "$T/wm")"
 # a method that needs a checkpoint validate cannot take (it failed asking for --checkpoint, an
 # option validate refuses), and a method twice (two rows of one assignment in tau and MAPE)
 for m in "doppler:doppler places from a checkpoint" "cp,round-robin,cp:cp given twice"; do
