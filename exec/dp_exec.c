@@ -13,6 +13,7 @@
 #include "dp_exec.h"
 #include "dp_alloc.h"
 #include "dp_exec_backend.h"
+#include "dp_file.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -305,6 +306,21 @@ static void *dev_alloc(dp_exec *x, int d, size_t bytes)
     return p;
 }
 
+/* The CPU backend's memory is the host's, which malloc overcommits: a graph too large for it
+ * (validate --scale 1 on ChainMM: about 30 GB) was allocated in full and then touched, and the
+ * kernel's OOM killer ended the process, or another one (a review). Refused before, against the
+ * memory available (dp_file_mem_check); a GPU backend's own allocator says when it is full. */
+static int host_mem_check(const dp_exec *x, const dp_graph *g, double bytes, const char *what, dp_error *err)
+{
+    if (x->be != &dp_exec_backend_cpu || dp_file_mem_check(g->source ? g->source : g->name, what, bytes, err) == DP_OK)
+        return DP_OK;
+    if (err) {
+        const size_t len = strlen(err->msg);
+        snprintf(err->msg + len, sizeof err->msg - len, "; run it at a smaller --scale or --target-flops");
+    }
+    return DP_ENOMEM;
+}
+
 static void dev_free(dp_exec *x, int d, void *p)
 {
     if (!p) return;
@@ -595,6 +611,9 @@ dp_exec *dp_exec_alloc(const dp_graph *g, int n_devices, const dp_exec_options *
         if (a > need) need = a;
         if (b > need) need = b;
     }
+    if (host_mem_check(x, g, (double)n_devices * (double)(need + 8192) * sizeof(float),
+                       "the executor's weight buffer (one per device, for the graph's largest product)", err) != DP_OK)
+        goto fail;
     for (int d = 0; d < n_devices; d++) {
         dev_state *s = &x->dev[d];
         s->ready = dp_alloc_malloc_n(n, sizeof(int));
@@ -660,6 +679,22 @@ int dp_exec_prepare(dp_exec *x, const int *assignment, dp_error *err)
             return dp_error_set(err, DP_EINVAL, "assignment: op %d (\"%s\") has device %d, outside 0..%d", v,
                                 g->op_name[v], assignment[v], D - 1);
     release_assignment(x);
+    {
+        /* every output, and one copy per (producer, other device of a consumer), as below */
+        double bytes = 0;
+        for (int u = 0; u < n; u++) {
+            int copies = 0;
+            for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
+                const int d = assignment[g->edge_dst[e]];
+                int dup = d == assignment[u];
+                for (int f = g->succ_ptr[u]; f < e && !dup; f++) dup = assignment[g->edge_dst[f]] == d;
+                copies += !dup;
+            }
+            bytes += (1.0 + copies) * (double)x->k[u].out_elems * sizeof(float);
+        }
+        if (host_mem_check(x, g, bytes, "the executor's memory for one assignment", err) != DP_OK)
+            return DP_ENOMEM;
+    }
     memcpy(x->assign, assignment, (size_t)n * sizeof(int));
     for (int v = 0; v < n; v++) {
         x->buf[v] = dev_alloc(x, assignment[v], (size_t)x->k[v].out_elems * sizeof(float));

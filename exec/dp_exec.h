@@ -125,7 +125,8 @@ typedef struct dp_exec dp_exec;
 /* An executor for g (which must outlive it) on n_devices (1..DP_EXEC_MAX_DEVICES) devices named
  * by the backend ("cpu0", "cpu1", ...). Starts 2 x n_devices worker threads. Errors: unknown or
  * unavailable backend (DP_EUNSUPPORTED), bad options or device count (DP_EINVAL), out of memory
- * or threads (DP_ENOMEM). */
+ * or threads (DP_ENOMEM; the CPU backend's weight buffers are checked against the host's available
+ * memory first, dp_file_mem_check, naming the graph). */
 dp_exec *dp_exec_alloc(const dp_graph *g, int n_devices, const dp_exec_options *o, dp_error *err);
 /* Joins the workers and frees every buffer of every device. NULL is allowed. */
 void dp_exec_free(dp_exec *x);
@@ -165,7 +166,9 @@ typedef struct dp_exec_result {
 
 /* Allocate the buffers of an assignment on their devices (the previous assignment's are freed).
  * Needed before dp_exec_run; dp_exec_measure calls it. Errors: a device id out of range
- * (DP_EINVAL, naming the op), out of device memory (DP_ENOMEM). */
+ * (DP_EINVAL, naming the op), out of device memory (DP_ENOMEM; with the CPU backend, whose memory
+ * the host overcommits, the assignment's bytes are checked against the available memory before any
+ * allocation: dp_file_mem_check, naming the graph). */
 int dp_exec_prepare(dp_exec *x, const int *assignment, dp_error *err);
 
 /* Run the prepared assignment once; fills res. Errors: nothing prepared (DP_EINVAL), a kernel or
