@@ -360,6 +360,9 @@ static int parse_devices(dp_topology *t, json_t *arr, const char *origin, dp_err
         const char *name, *kind;
         int rc;
         if ((rc = get_string(o, "name", 1, &name, origin, where, err)) != DP_OK) return rc;
+        /* an empty name was taken: routes printed "  -> mem -> core1", and no calibration or
+         * link could name the device legibly (a review) */
+        if (!name[0]) return dp_error_set(err, DP_EINVAL, "%s: %s.name: must not be empty", origin, where);
         if ((rc = get_string(o, "kind", 1, &kind, origin, where, err)) != DP_OK) return rc;
         int k = kind_index(kind, node_kind_names, 2);
         if (k < 0) return dp_error_set(err, DP_EINVAL, "%s: %s.kind: \"%s\" is not gpu or cpu", origin, where, kind);
@@ -829,6 +832,7 @@ dp_topology *dp_topology_parse(const char *text, const char *origin, dp_error *e
         static const char *const node_keys[] = {"name", "kind", NULL};
         if ((rc = dp_json_known_keys(o, node_keys, origin, where, err)) != DP_OK) goto fail;
         if ((rc = get_string(o, "name", 1, &name, origin, where, err)) != DP_OK) goto fail;
+        if (!name[0]) { rc = dp_error_set(err, DP_EINVAL, "%s: %s.name: must not be empty", origin, where); goto fail; }
         if ((rc = get_string(o, "kind", 1, &kind, origin, where, err)) != DP_OK) goto fail;
         int k = kind_index(kind, node_kind_names, 4);
         if (k < DP_TOPOLOGY_NODE_SWITCH) {

@@ -166,6 +166,11 @@ START_TEST(refusals_name_the_field)
     refused("{\"devices\":[" GPU("g0") "," GPU("g1") "],\"links\":[]}", "route");   /* g0 and g1 unconnected */
     refused("{\"devices\":[]}", "devices");
     refused("[1, 2]", "t.json");
+    /* an empty name (accepted: routes printed "  -> mem -> core1": a review) */
+    refused("{\"devices\":[" GPU("") "," GPU("g1") "],\"links\":[" LINK("", "g1", "pcie", 1e9, 0) "]}",
+            "devices[0].name: must not be empty");
+    refused("{\"devices\":[" GPU("g0") "," GPU("g1") "],\"nodes\":[{\"name\":\"\",\"kind\":\"switch\"}],\"links\":["
+            LINK("g0", "", "pcie", 1e9, 0) "," LINK("g1", "", "pcie", 1e9, 0) "]}", "nodes[0].name: must not be empty");
 }
 END_TEST
 
