@@ -75,7 +75,7 @@ static void calibrate_usage(FILE *f)
                "                       \"measured\" ops, used for exactly those ops) (repeatable)\n"
                "  --target-flops F     the graphs run at the scale giving F FLOPs in all, as doppler\n"
                "                       validate runs them (default 2e10, at most 1e18)\n"
-               "  --scale S            else this dimension scale, (0, 1]\n"
+               "  --scale S            instead, this dimension scale, (0, 1] (not with --target-flops)\n"
                "  --repeats R          runs per size (default 3)\n"
                "  --passes P           interleaved passes of the --graph ops and the interference probes\n"
                "                       (default 9): pass r probes device 0, 1, ... in turn, so that the\n"
@@ -139,6 +139,7 @@ static int calibrate_profile(int argc, char **argv)
     const char *graphs[64];
     int n_graphs = 0, status = DP_EXIT_USAGE;
     double target = 2e10, scale = 0;
+    int xsize = 0; /* --scale, --target-flops given (dp_cli_exec_size_option) */
     dp_error err;
     dp_error_clear(&err);
     int c;
@@ -178,9 +179,10 @@ static int calibrate_profile(int argc, char **argv)
         case O_BUSY: po.background = 1; break;
         case O_NOITF: po.interference = 0; break;
         case O_TARGET:
-            if (dp_cli_parse_target_flops(cmd, optarg, &target) != 0) goto done;
+            if (dp_cli_exec_size_option(cmd, &xsize, 2) != 0 || dp_cli_parse_target_flops(cmd, optarg, &target) != 0) goto done;
             break;
         case O_SCALE:
+            if (dp_cli_exec_size_option(cmd, &xsize, 1) != 0) goto done;
             if (dp_cli_parse_double(optarg, &scale) != 0 || !(scale > 0 && scale <= 1)) { dp_cli_usage_error(cmd, "--scale: expected (0, 1], got '%s'", optarg); goto done; }
             break;
         case O_NICE:

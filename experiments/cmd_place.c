@@ -147,8 +147,8 @@ static void place_usage(FILE *f, const char *cmd)
                "  --scale S            the graph as the real executor runs it, every kernel dimension scaled\n"
                "                       by S, (0, 1] (a graph in FLOPs and bytes): what train --scale S trained\n"
                "                       on, so that its checkpoint places the graph it reported\n"
-               "  --target-flops F     else the graph at F FLOPs in all (a graph of durations: F FLOPs over\n"
-               "                       its whole time), as train --target-flops F\n"
+               "  --target-flops F     instead, the graph at F FLOPs in all (a graph of durations: F FLOPs over\n"
+               "                       its whole time), as train --target-flops F (not with --scale)\n"
                );
     {
         char methods[1024] = "placement method:";
@@ -551,6 +551,7 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     run_args a;
     memset(&a, 0, sizeof a);
+    int xsize = 0; /* --scale, --target-flops given (dp_cli_exec_size_option) */
     a.cmd = cmd;
     a.output_format = "text";
     dp_machine_init(&a.mach);
@@ -618,11 +619,13 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
             else return dp_cli_usage_error(cmd, "--ties: id or heap, got '%s'", optarg);
             break;
         case O_SCALE:
+            if (dp_cli_exec_size_option(cmd, &xsize, 1) != 0) return dp_cli_machine_done(&a.mach, DP_EXIT_USAGE);
             if (dp_cli_parse_double(optarg, &a.x_scale) != 0 || !(a.x_scale > 0 && a.x_scale <= 1))
                 return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--scale: expected a number in (0, 1], got '%s'", optarg));
             break;
         case O_TARGET:
-            if (dp_cli_parse_target_flops(cmd, optarg, &a.x_target) != 0) return dp_cli_machine_done(&a.mach, DP_EXIT_USAGE);
+            if (dp_cli_exec_size_option(cmd, &xsize, 2) != 0 || dp_cli_parse_target_flops(cmd, optarg, &a.x_target) != 0)
+                return dp_cli_machine_done(&a.mach, DP_EXIT_USAGE);
             break;
         case O_OUT: a.out = optarg; break;
         case O_TRACE: a.trace = optarg; break;

@@ -352,10 +352,10 @@ static void train_usage(FILE *f)
                "Stage III (real execution; the machine is --topology, default cpu-2core, its devices the\n"
                "executor's devices, with --calibration for the costs the policies' features use):\n"
                "  --scale S            scale every dimension of the graph's kernels by S, (0, 1]\n"
-               "  --target-flops F     else scale the graph to F FLOPs in all, at most 1e18 (default for\n"
-               "                       stage real 2e10); given with --stage il|sim or --pipeline, those\n"
-               "                       stages train on the same executed graph, so their checkpoint fits\n"
-               "                       Stage III (--init)\n"
+               "  --target-flops F     instead, scale the graph to F FLOPs in all, at most 1e18, not with\n"
+               "                       --scale (default for stage real 2e10); given with --stage il|sim\n"
+               "                       or --pipeline, those stages train on the same executed graph, so\n"
+               "                       their checkpoint fits Stage III (--init)\n"
                "  --real-repeats R     the real cost of an episode: median of R runs after a warm-up (default 3)\n"
                "  --real-reference M   pair each of those runs with a run of method M's placement (e.g. cp)\n"
                "                       and take the cost as M's first median x the median ratio: the host's\n"
@@ -697,6 +697,7 @@ static int train_main(int argc, char **argv)
     long episodes = 0;
     unsigned long long seed = 0;
     double x_scale = 0, x_target = 0;
+    int xsize = 0; /* --scale, --target-flops given (dp_cli_exec_size_option) */
     int x_repeats = 3, x_nice = 0;
     const char *x_reference = NULL;
     dp_machine mach;
@@ -781,11 +782,13 @@ static int train_main(int argc, char **argv)
                 return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--method: doppler, placeto, gdp or improve, got '%s'", optarg));
             break;
         case O_SCALE:
+            if (dp_cli_exec_size_option("train", &xsize, 1) != 0) return dp_cli_machine_done(&mach, DP_EXIT_USAGE);
             if (dp_cli_parse_double(optarg, &x_scale) != 0 || !(x_scale > 0 && x_scale <= 1))
                 return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--scale: expected a number in (0, 1], got '%s'", optarg));
             break;
         case O_TARGET:
-            if (dp_cli_parse_target_flops("train", optarg, &x_target) != 0) return dp_cli_machine_done(&mach, DP_EXIT_USAGE);
+            if (dp_cli_exec_size_option("train", &xsize, 2) != 0 || dp_cli_parse_target_flops("train", optarg, &x_target) != 0)
+                return dp_cli_machine_done(&mach, DP_EXIT_USAGE);
             break;
         case O_REAL_REPEATS:
             if (dp_cli_parse_int(optarg, 1, 1000, &x_repeats) != 0)

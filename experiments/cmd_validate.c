@@ -44,7 +44,8 @@ static void validate_usage(FILE *f)
                "  --methods M1,M2      placement methods also run, each once, none that needs a checkpoint\n"
                "                       (default cp,round-robin,single)\n"
                "  --scale S            dimension scale of the kernels, (0, 1]\n"
-               "  --target-flops F     else: the scale giving F FLOPs in all (default 2e10, at most 1e18)\n"
+               "  --target-flops F     instead, the scale giving F FLOPs in all (default 2e10, at most 1e18;\n"
+               "                       not with --scale)\n"
                "  --repeats R          measured runs per assignment, in interleaved passes (default 21: with\n"
                "                       5, nearly equivalent assignments rank by noise; the split-half\n"
                "                       tau printed at the end says how reproducible the ranking is)\n"
@@ -301,6 +302,7 @@ int cmd_validate(int argc, char **argv)
     dp_machine_init(&mach);
     unsigned long long seed = 1;
     double scale = 0, target = DEFAULT_TARGET_FLOPS;
+    int xsize = 0; /* --scale, --target-flops given (dp_cli_exec_size_option) */
     dp_exec_options xo;
     dp_exec_options_init(&xo);
     int c;
@@ -321,11 +323,13 @@ int cmd_validate(int argc, char **argv)
         case O_METHODS: methods = optarg; exec_opt = exec_opt ? exec_opt : "--methods"; break;
         case O_SCALE:
             exec_opt = exec_opt ? exec_opt : "--scale";
+            if (dp_cli_exec_size_option(cmd, &xsize, 1) != 0) return dp_cli_machine_done(&mach, DP_EXIT_USAGE);
             if (dp_cli_parse_double(optarg, &scale) != 0 || !(scale > 0 && scale <= 1))
                 return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "--scale: expected a number in (0, 1], got '%s'", optarg));
             break;
         case O_TARGET:
             exec_opt = exec_opt ? exec_opt : "--target-flops";
+            if (dp_cli_exec_size_option(cmd, &xsize, 2) != 0) return dp_cli_machine_done(&mach, DP_EXIT_USAGE);
             if (dp_cli_parse_target_flops(cmd, optarg, &target) != 0) return dp_cli_machine_done(&mach, DP_EXIT_USAGE);
             break;
         case O_REPEATS:

@@ -19,6 +19,15 @@ int dp_cli_parse_target_flops(const char *cmd, const char *arg, double *out)
     return 0;
 }
 
+int dp_cli_exec_size_option(const char *cmd, int *given, int which)
+{
+    *given |= which;
+    if (*given == 3)
+        return dp_cli_usage_error(cmd, "--scale and --target-flops both size the graph as executed: give one (--scale "
+                                  "S scales every dimension, --target-flops F picks the scale giving F FLOPs)");
+    return 0;
+}
+
 void dp_cli_machine_name(char *buf, size_t cap)
 {
     char host[128] = "unknown host", model[256] = "unknown CPU";

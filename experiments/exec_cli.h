@@ -15,6 +15,11 @@
  * usage error naming the option (printed) and DP_EXIT_USAGE (inf and 1e25 were taken, and
  * overflowed the executor's tile count). */
 int dp_cli_parse_target_flops(const char *cmd, const char *arg, double *out);
+/* The size options of the executed graph, given once each and not together: *given holds the
+ * bits of those seen (1: --scale, 2: --target-flops) and gets `which`. 0, or a usage error
+ * (printed) and DP_EXIT_USAGE when the other one was given (--scale won over --target-flops
+ * without a word: a review). place, simulate, train, validate and calibrate profile call it. */
+int dp_cli_exec_size_option(const char *cmd, int *given, int which);
 
 /* "HOST: CPU MODEL, N cores" from gethostname and /proc/cpuinfo (what is known). */
 void dp_cli_machine_name(char *buf, size_t cap);

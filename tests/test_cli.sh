@@ -365,6 +365,15 @@ for spec in "$G --scale 0.5" "$G --target-flops 1e9" "$tmp/stg.txt --target-flop
     [ -n "$want" ] && awk -v a="$want" -v b="$got" 'BEGIN { exit !(b != "" && sprintf("%.10g", b) == a) }' && ok ||
         bad "$spec: train reported $want, its place command gave $got"
 done
+# --scale and --target-flops together: --scale won without a word (a review); a usage error in
+# every command that sizes the executed graph
+for c in "simulate --method cp" "place --method cp" "train --stage il --episodes 1" validate "calibrate profile --out $tmp/zz.json"; do
+    # shellcheck disable=SC2086
+    set -- $c --graph "$G"
+    expect_rc 2 "$c --scale --target-flops" "$D" "$@" --scale 0.5 --target-flops 1e9
+    grep -q -- "--scale and --target-flops both size the graph as executed: give one" "$tmp/err" && ok ||
+        bad "$c --scale --target-flops: $(cat "$tmp/err")"
+done
 expect_rc 1 "train --scale on a graph of durations" "$D" train --graph "$tmp/stg.txt" --stage il --episodes 2 --scale 0.5 \
     --checkpoint "$tmp/sc2.h5" --force
 grep -q "durations, not FLOPs" "$tmp/err" && ok || bad "train --scale on durations: $(cat "$tmp/err")"
