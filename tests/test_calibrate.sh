@@ -231,7 +231,7 @@ python3 -c "import json,sys; c=json.load(open(sys.argv[1])); del c['devices']['c
     "$T/c.json" "$T/c1.json" && {
     "$D" validate --graph "$T/g.json" --calibration "$T/c1.json" --assignments 1 --repeats 1 --plot none > "$T/v1" 2>&1 ||
         fail "validate with a calibration lacking a device: $(cat "$T/v1")"
-    grep -q "has no entry for 1 of the topology's 2 devices (core1)" "$T/v1" || fail "validate: no warning of the missing device"
+    grep -q "has no op times (ops, default or measured) for 1 of the topology's 2 devices (core1)" "$T/v1" || fail "validate: no warning of the missing device"
 }
 
 # validate --out keeps the scale to every digit: given back as --scale it runs the same kernels
@@ -405,11 +405,18 @@ c.pop("routes", None); json.dump(c, open(sys.argv[2], "w"))' "$top_srcdir/data/c
     fail "make a one-device calibration"
 $D place --graph "$top_srcdir/data/graphs/chainmm-small.json" --topology cpu-2core --calibration "$T/cal1.json" --method cp \
     > /dev/null 2> "$T/e10" || fail "place with a one-device calibration: $(cat "$T/e10")"
-grep -q "warning: calibration .*cal1.json has no entry for 1 of the topology's 2 devices (core1)" "$T/e10" ||
+grep -q "warning: calibration .*cal1.json has no op times (ops, default or measured) for 1 of the topology's 2 devices (core1)" "$T/e10" ||
     fail "no warning for a device without calibration: $(cat "$T/e10")"
+# a device with an interference entry alone is timed by the roofline as well, and said so
+python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["devices"]["core1"] = {"interference": c["devices"]["core1"]["interference"]}
+json.dump(c, open(sys.argv[2], "w"))' "$top_srcdir/data/calibrations/cpu-2core.json" "$T/cal2.json" || fail "make an interference-only entry"
+$D place --graph "$top_srcdir/data/graphs/chainmm-small.json" --topology cpu-2core --calibration "$T/cal2.json" --method cp \
+    > /dev/null 2> "$T/e10" || fail "place with an interference-only device: $(cat "$T/e10")"
+grep -q "warning: calibration .*cal2.json has no op times (ops, default or measured) for 1 of the topology's 2 devices (core1)" "$T/e10" ||
+    fail "no warning for a device with interference alone: $(cat "$T/e10")"
 $D place --graph "$top_srcdir/data/graphs/chainmm-small.json" --topology cpu-2core \
     --calibration "$top_srcdir/data/calibrations/cpu-2core.json" --method cp > /dev/null 2> "$T/e11" || fail "place, calibrated"
-! grep -q "no entry for" "$T/e11" || fail "a warning with every device calibrated: $(cat "$T/e11")"
+! grep -q "no op times" "$T/e11" || fail "a warning with every device calibrated: $(cat "$T/e11")"
 # a calibration of other devices (a profile without --topology names cpu0, cpu1; validate's
 # default cpu-2core has core0, core1): one error naming both sets and the profile that matches,
 # no warning before it that the devices' times would be the roofline (a review)
