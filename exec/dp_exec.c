@@ -612,7 +612,7 @@ dp_exec *dp_exec_alloc(const dp_graph *g, int n_devices, const dp_exec_options *
         if (b > need) need = b;
     }
     if (host_mem_check(x, g, (double)n_devices * (double)(need + 8192) * sizeof(float),
-                       "the executor's weight buffer (one per device, for the graph's largest product)", err) != DP_OK)
+                       "the executor's weight memory (a buffer per device, for the graph's largest product)", err) != DP_OK)
         goto fail;
     for (int d = 0; d < n_devices; d++) {
         dev_state *s = &x->dev[d];
@@ -692,7 +692,7 @@ int dp_exec_prepare(dp_exec *x, const int *assignment, dp_error *err)
             }
             bytes += (1.0 + copies) * (double)x->k[u].out_elems * sizeof(float);
         }
-        if (host_mem_check(x, g, bytes, "the executor's memory for one assignment", err) != DP_OK)
+        if (host_mem_check(x, g, bytes, "one assignment on the executor", err) != DP_OK)
             return DP_ENOMEM;
     }
     memcpy(x->assign, assignment, (size_t)n * sizeof(int));

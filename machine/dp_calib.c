@@ -258,7 +258,7 @@ dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err)
                 if (measured_cmp(&dv->measured[k - 1], &dv->measured[k]) == 0) {
                     const dp_calib_measured *a = &dv->measured[k - 1], *b = &dv->measured[k];
                     dp_error_set(err, DP_EINVAL, "%s: devices.%s.measured: the op (kind %s, flops %.17g, bytes %.17g) is "
-                                 "given twice (%.17g and %.17g s): give each op once", origin, dname, a->kind, a->flops,
+                                 "given twice (%.10g and %.10g s): give each op once", origin, dname, a->kind, a->flops,
                                  a->bytes, a->seconds, b->seconds);
                     goto fail;
                 }

@@ -267,7 +267,7 @@ done
 # validate --scale 1 on ChainMM allocated 36 GiB on a 23 GiB host and was OOM-killed: a review)
 rc=0; DOPPLER_MEM_LIMIT=20M "$D" validate --graph "$top_srcdir/data/graphs/chainmm.json" --assignments 2 --repeats 1 \
     --plot none > /dev/null 2> "$T/mem" || rc=$?
-[ $rc -eq 1 ] && grep -q "chainmm.json: the executor's memory for one assignment needs about .* MiB of memory, more than the 20 MiB available" "$T/mem" ||
+[ $rc -eq 1 ] && grep -q "chainmm.json: one assignment on the executor needs about .* MiB of memory, more than the 20 MiB available" "$T/mem" ||
     fail "validate beyond DOPPLER_MEM_LIMIT: exit $rc: $(cat "$T/mem")"
 # the bundled calibration's measured ops are ChainMM's at 2e10 FLOPs: at that scale they time
 # its ops; at the file's scale none applies, and that is said (the fits timed every op without a
