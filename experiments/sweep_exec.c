@@ -268,7 +268,9 @@ int dp_sweep_check_inputs(const dp_sweep *s, int shard_i, int shard_n, dp_error 
                                                    : "is missing",
                           in[first].msg, n_missing > 1 ? " (also wrong: " : "", more, n_missing > 1 ? ")" : "");
     }
-    /* each run's calibration against its topology: device and route names the topology has */
+    /* each run's topology against its devices, and its calibration against its topology: device
+     * and route names the topology has (each run failed on them after the results files were
+     * made: a review) */
     long n_bad = 0, bad_run = -1;
     dp_error bad;
     dp_error_clear(&bad);
@@ -282,7 +284,15 @@ int dp_sweep_check_inputs(const dp_sweep *s, int shard_i, int shard_n, dp_error 
             if (in[i].topo) t = in[i].topo;
             if (in[i].calib) c = in[i].calib;
         }
-        if (t && c && dp_costmodel_check_names(t, c, bad_run < 0 ? &bad : NULL) != DP_OK) {
+        /* devices given beside a topology of another count (dp_machine_load refuses it) */
+        json_t *jd = json_object_get(s->runs[k].params, "devices");
+        const int devices_off = t && json_is_integer(jd) && json_integer_value(jd) != t->n_devices;
+        if (devices_off) {
+            if (bad_run < 0)
+                dp_error_set(&bad, DP_EINVAL, "devices %lld: topology %s has %d devices", (long long)json_integer_value(jd),
+                             t->name, t->n_devices);
+        }
+        if (devices_off || (t && c && dp_costmodel_check_names(t, c, bad_run < 0 ? &bad : NULL) != DP_OK)) {
             if (bad_run < 0) bad_run = k;
             n_bad++;
         }

@@ -42,10 +42,11 @@ void dp_sweep_options_init(dp_sweep_options *o);
  * graphs; topology, when a file or a bundled name; calibration; config; train_config) must
  * resolve (run.h, dp_run_resolve_path) before the first run starts; each distinct gen: graph is
  * generated, each topology and calibration file loaded (dp_topology_load, dp_calib_load), and each
- * run's calibration checked against its topology's device names (dp_costmodel_check_names).
+ * run's devices against its topology's count and its calibration against the topology's device
+ * names (dp_costmodel_check_names).
  * Returns DP_OK; DP_EIO whose message names the config, the parameter, the missing or wrong file
  * (with the reader's message), how many runs name it, and the other wrong files; or DP_EINVAL
- * naming the first run whose calibration names devices its topology lacks, and how many more.
+ * naming the first run whose devices or calibration do not fit its topology, and how many more.
  * Checks each distinct value once. */
 int dp_sweep_check_inputs(const dp_sweep *s, int shard_i, int shard_n, dp_error *err);
 /* Pre-flight of the parameters (run.h, dp_run_check) of every run of the shard, and of the configs

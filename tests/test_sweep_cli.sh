@@ -416,6 +416,14 @@ for case in "topology:negbw.json:cpu-2core:cannot be loaded: .*negbw.json: links
         [ ! -e "$work/mi.h5" ] && [ ! -e "$work/mi.csv" ] && [ ! -e "$work/mi.runs" ] ||
         { cat "$work/mi.log" >&2; fail "$key $val (topology '$topo'): exit $rc, not refused before the runs"; }
 done
+# devices beside a topology of another count: refused before any run; the topology's own count runs
+printf '{"name": "md", "fixed": {"graph": "%s", "method": "cp", "devices": 4}, "grid": {"topology": ["cpu-2core", "pcie-gen3-4gpu"]}}\n' \
+    "$top_srcdir/data/graphs/chainmm.json" > "$work/md.json"
+rc=0; "$DOPPLER" sweep "$work/md.json" --out "$work/md.h5" 2> "$work/md.log" || rc=$?
+[ $rc -eq 1 ] && grep -q "md.json: run [0-9a-f]* (.*cpu-2core.*): devices 4: topology cpu-2core has 2 devices; no run was started" "$work/md.log" &&
+    [ ! -e "$work/md.h5" ] || { cat "$work/md.log" >&2; fail "devices 4 on cpu-2core: exit $rc, not refused before the runs"; }
+sed 's/"cpu-2core", //' "$work/md.json" > "$work/md2.json"
+"$DOPPLER" sweep "$work/md2.json" --out "$work/md2.h5" --quiet 2> "$work/md.log" || { cat "$work/md.log" >&2; fail "devices 4 on a 4-device topology"; }
 # the same on the command line is a usage error (exit 2; it was 1, found as the machine loaded)
 for o in "--calibration $CAL" "--memory-limit topology"; do
     rc=0; "$DOPPLER" simulate --graph "$top_srcdir/data/graphs/chainmm.json" --method cp $o > /dev/null 2> "$work/mi.log" || rc=$?
