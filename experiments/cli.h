@@ -169,7 +169,7 @@ void dp_cli_warn_machine(const dp_machine *m, const dp_graph *g);
  * were profiled on other graphs or at another --scale / --target-flops, and every op of g is timed
  * by its kind's fit, which is rough for memory-bound kinds (data/calibrations/README.md). Nothing
  * for a graph of times, a calibration without measured ops or of other devices. place, simulate,
- * train, validate (on the graph as executed) and sweep runs call it. */
+ * train, graph info, validate (on the graph as executed) and sweep runs call it. */
 void dp_cli_warn_measured(const dp_machine *m, const dp_graph *g);
 
 /* The unit of a schedule's transfer volume (dp_engine_schedule.transfer_volume) of g on m:

@@ -280,6 +280,9 @@ BC="$top_srcdir/data/calibrations/cpu-2core.json"
     > /dev/null 2> "$T/wm" || fail "simulate at the file's scale: $(cat "$T/wm")"
 grep -q "warning: none of the 16 measured ops of calibration .*cpu-2core.json is an op of graph chainmm" "$T/wm" ||
     fail "no warning where no measured op applies: $(cat "$T/wm")"
+"$D" graph info "$top_srcdir/data/graphs/chainmm.json" --topology cpu-2core --calibration "$BC" > /dev/null 2> "$T/wm" ||
+    fail "graph info with a calibration: $(cat "$T/wm")"
+grep -q "warning: none of the 16 measured ops" "$T/wm" || fail "graph info: no warning where no measured op applies: $(cat "$T/wm")"
 # a method that needs a checkpoint validate cannot take (it failed asking for --checkpoint, an
 # option validate refuses), and a method twice (two rows of one assignment in tau and MAPE)
 for m in "doppler:doppler places from a checkpoint" "cp,round-robin,cp:cp given twice"; do
