@@ -543,29 +543,6 @@ void dp_cli_warn_machine(const dp_machine *m, const dp_graph *g)
     }
 }
 
-void dp_cli_warn_measured(const dp_machine *m, const dp_graph *g)
-{
-    if (!m->calib || !m->topo || g->cost_kind != DP_GRAPH_COST_PHYSICAL ||
-        dp_costmodel_check_names(m->topo, m->calib, NULL) != DP_OK)
-        return;
-    int n_measured = 0;
-    for (int d = 0; d < m->calib->n_devices; d++) n_measured += m->calib->dev[d].n_measured;
-    if (n_measured == 0) return;
-    /* one op of g with a measured time on some device is enough: the calibration was made for it */
-    for (int v = 0; v < g->n_ops; v++) {
-        const double bytes = dp_costmodel_op_bytes(g, v);
-        for (int d = 0; d < m->topo->n_devices; d++)
-            if (dp_calib_find_measured(m->calib, m->topo->dev[d].name, g->op_kind[v], g->work[v], bytes) >= 0) return;
-    }
-    /* the bundled calibration's ops applied to a graph at another scale, or another graph, were
-     * timed by the fits without a word (MAPE 31.9% against 16.5% profiled in place, on the Llama
-     * block: doc/validation/README.md; a review) */
-    fprintf(stderr, "doppler: warning: none of the %d measured ops of calibration %s is an op of graph %s as simulated "
-                    "(they were profiled on other graphs or at another --scale or --target-flops): its ops are timed by "
-                    "their kinds' fits; profile this graph (calibrate profile --graph) for measured times\n",
-            n_measured, m->calibration, g->name);
-}
-
 const char *dp_cli_volume_unit(const dp_graph *g, const dp_machine *m, const char *time_units)
 {
     if (g->cost_kind != DP_GRAPH_COST_PHYSICAL) return time_units;

@@ -161,16 +161,10 @@ const char *dp_cli_topology_path(const char *name_or_file);
 
 /* After dp_machine_costs: a warning on stderr when g was made for another device count than
  * the machine's (dp_machine_devices_differ), then one for each of dp_machine_warnings' lines (a
- * uniform machine key that changes nothing on g, a calibration lacking some devices), prefixed
+ * uniform machine key that changes nothing on g, a calibration lacking some devices or whose
+ * measured ops include none of g's), prefixed
  * "doppler: warning: ". place, simulate, train, graph info, validate and sweep runs call it. */
 void dp_cli_warn_machine(const dp_machine *m, const dp_graph *g);
-/* A warning on stderr when m's calibration has "measured" ops (calibrate profile --graph) and
- * none of them is an op of g, the graph simulated (a graph in FLOPs and bytes, as executed): they
- * were profiled on other graphs or at another --scale / --target-flops, and every op of g is timed
- * by its kind's fit, which is rough for memory-bound kinds (data/calibrations/README.md). Nothing
- * for a graph of times, a calibration without measured ops or of other devices. place, simulate,
- * train, graph info, validate (on the graph as executed) and sweep runs call it. */
-void dp_cli_warn_measured(const dp_machine *m, const dp_graph *g);
 
 /* The unit of a schedule's transfer volume (dp_engine_schedule.transfer_volume) of g on m:
  * "bytes", or "s of transfer" under comm_ratio (an edge's size is then its duration,

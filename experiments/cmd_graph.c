@@ -85,7 +85,6 @@ static int graph_info(int argc, char **argv)
         /* as place warns: a --comm-ratio the graph's own transfer times leave unused, a device
          * count other than the one it was made for (info said nothing: a review) */
         dp_cli_warn_machine(&mach, g);
-        dp_cli_warn_measured(&mach, g);
     }
     const double sc = g->time_scale;
     char b1[40], b2[40], b3[40], b4[40];

@@ -436,7 +436,6 @@ static int run_and_report(run_args *a)
     if (!prob) goto fail;
     if (!hetero_cost) {
         dp_cli_warn_machine(&a->mach, g);
-        dp_cli_warn_measured(&a->mach, g);
     }
     const dp_cost *cost = prob->costs;
     dp_engine *eng = prob->engine;

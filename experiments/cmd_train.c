@@ -1149,7 +1149,6 @@ static int train_main(int argc, char **argv)
         const int nd_keep = mach.n_devices;
         if (!mach.topo) mach.n_devices = prob->costs->n_devices;
         dp_cli_warn_machine(&mach, coarsen ? gs.orig[0] : g);
-        dp_cli_warn_measured(&mach, coarsen ? gs.orig[0] : g);
         mach.n_devices = nd_keep;
     }
     const dp_cost *cost = prob->costs;

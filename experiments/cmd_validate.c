@@ -488,7 +488,6 @@ int cmd_validate(int argc, char **argv)
         const char *be = resim ? json_string_value(json_object_get(rec, "backend")) : xo.backend;
         if (be) dp_cli_warn_backend_topology(be, mach.topo);
     }
-    dp_cli_warn_machine(&mach, g); /* a device the calibration lacks, as place and simulate say (it was silent: a review) */
     if (!resim && dp_cli_real_scale_check(g, graph, scale, &err) != DP_OK) goto fail;
     if (!resim) dp_cli_exec_size(g, scale, target, &xo);
     else if (g->cost_kind == DP_GRAPH_COST_TIME) xo.flops_per_unit = rec_scale;
@@ -508,7 +507,9 @@ int cmd_validate(int argc, char **argv)
     const dp_graph *xg = resim ? plan : dp_exec_graph(x);
     if (resim && record_check_flops(rec, resim, xg, &err) != DP_OK) goto fail;
     if (!(prob = dp_problem_alloc(xg, &mach, &err))) goto fail;
-    dp_cli_warn_measured(&mach, xg); /* on the graph as executed, whose ops the measured ones are */
+    /* a device the calibration lacks, as place and simulate say (it was silent: a review), and
+     * measured ops none of which is an op of the graph as executed (xg, whose ops they are) */
+    dp_cli_warn_machine(&mach, xg);
     const dp_cost *costs = prob->costs;
     dp_engine *sim = prob->engine;
 

@@ -354,7 +354,6 @@ int dp_run_machine_load(const json_t *params, const dp_run_context *ctx, dp_run_
     rm->p = rm->own_costs ? dp_problem_alloc_with_costs(rm->g, rm->own_costs, &rm->m, err) : dp_problem_alloc(rm->g, &rm->m, err);
     if (rm->p && !rm->own_costs) {
         dp_cli_warn_machine(&rm->m, rm->g);
-        dp_cli_warn_measured(&rm->m, rm->g);
     }
     if (!rm->p) {
         int rc = err && err->code ? err->code : DP_EINVAL;

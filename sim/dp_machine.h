@@ -191,7 +191,9 @@ int dp_machine_devices_differ(const dp_machine *m, const dp_graph *g);
  * (keys_given), on a graph of times (they cost FLOPs and bytes), and bandwidth and latency under
  * a comm_ratio that applies (a transfer then takes comm_ratio times its producer's time, whatever
  * its bytes); and a calibration that names only some of the topology's devices (the others are
- * timed by their roofline). Call it after dp_machine_costs (the topology and calibration
+ * timed by their roofline), or whose measured ops include none of g's ops as g is (the
+ * calibration was profiled on other graphs or at another scale: every op is timed by its kind's
+ * fit; g must be the graph as simulated, scaled as it runs). Call it after dp_machine_costs (the topology and calibration
  * loaded). Returns the number of lines. The command prints them on stderr (dp_cli_warn_machine)
  * and the Python package raises each as a UserWarning, so both say the same. */
 int dp_machine_warnings(const dp_machine *m, const dp_graph *g, char *buf, size_t size);

@@ -212,8 +212,10 @@ def _cli_warnings(stderr):
 def test_machine_warnings_as_the_command(tmp_path):
     """Python warns what the command warns about the machine: a key that changes nothing on the
     graph (peak_flops, bandwidth, latency on a graph of times; comm_ratio on a graph whose
-    transfers have times of their own; latency under a comm_ratio) and a calibration that names
-    only some of the topology's devices. Python said only the device count: an Engine of
+    transfers have times of their own; latency under a comm_ratio), a calibration that names
+    only some of the topology's devices and one whose measured ops include none of the graph's
+    (the library's dp_machine_warnings, since the command alone said that one: a review). Python
+    said only the device count: an Engine of
     Machine(devices=3, peak_flops=2e13) on a DOPPLER .txt graph placed it in silence, where
     `doppler place` warned that peak_flops changes nothing (a review)."""
     times = str(tmp_path / "tasks.dot")  # a task graph of times, its edges with their own times
@@ -229,7 +231,8 @@ def test_machine_warnings_as_the_command(tmp_path):
     cases = [(times, ["--devices", "3", "--peak-flops", "2e13", "--bandwidth", "5e9", "--latency", "1e-5"], 3),
              (times, ["--devices", "2", "--comm-ratio", "2"], 1),
              (bundled("ffnn"), ["--devices", "3", "--latency", "1e-5", "--bandwidth", "1e9", "--comm-ratio", "2"], 2),
-             (bundled("ffnn"), ["--topology", "cpu-2core", "--calibration", half], 1),
+             # the device the calibration lacks; its measured ops, none of them ffnn's at its scale
+             (bundled("ffnn"), ["--topology", "cpu-2core", "--calibration", half], 2),
              (bundled("llama-layer-tp8"), ["--devices", "4"], 1),  # the device count, said before
              (bundled("ffnn"), ["--devices", "3", "--peak-flops", "2e13"], 0)]  # nothing to say
 
