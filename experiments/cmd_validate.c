@@ -222,7 +222,12 @@ static int record_defaults(json_t *rec, const char *path, dp_machine *mach, int 
         /* none, as given or as the record writes it (a path that begins with "none", such as
          * none_v2.json, was taken for it and the roofline used: a review) */
         const int none = strcmp(c, "none") == 0 || strcmp(c, CALIBRATION_NONE) == 0;
-        if (!none && dp_machine_set(mach, "calibration", c, err) != DP_OK) return DP_EINVAL;
+        /* a bundled calibration is recorded relative to the checkout (data/calibrations/...):
+         * found under DOPPLER_DATA or the installed data too, as a topology's name is (run
+         * outside the checkout, doc/validation's records failed: a review) */
+        char buf[PATH_MAX];
+        const char *found = none || access(c, R_OK) == 0 ? NULL : dp_machine_data_file(c, buf, sizeof buf);
+        if (!none && dp_machine_set(mach, "calibration", found ? found : c, err) != DP_OK) return DP_EINVAL;
     }
     if (!stat_given) {
         const char *st = json_string_value(json_object_get(rec, "statistic"));
