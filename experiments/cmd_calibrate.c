@@ -195,6 +195,12 @@ static int calibrate_profile(int argc, char **argv)
     }
     if (optind < argc) { dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]); goto done; }
     if (!out) { dp_cli_usage_error(cmd, "--out FILE is required"); goto done; }
+    /* the scale is the --graph ops' (the kinds' sweeps have sizes of their own): without a graph
+     * it changed nothing, without a word (a walkthrough) */
+    if (xsize && n_graphs == 0) {
+        dp_cli_usage_error(cmd, "--scale and --target-flops set the scale of the --graph ops, and no --graph is given");
+        goto done;
+    }
     {
         /* --out replaces no input (a graph, the topology's file; a bundled name is its file) */
         dp_cli_file ins[65] = {{"--topology", dp_cli_topology_path(topology)}};

@@ -25,6 +25,15 @@ if command -v taskset > /dev/null 2>&1 && [ "$(nproc --all 2> /dev/null || echo 
     grep -q "warning: 2 devices on 1 allowed core" "$T/o1" || fail "profile on one core: no warning: $(cat "$T/o1")"
     grep -q '"machine": *"[^"]*1 of [0-9]* cores allowed"' "$T/p1.json" || fail "profile on one core: machine field"
 fi
+# --scale or --target-flops without --graph: a usage error before any measurement (they set the
+# --graph ops' scale; they were unused without a word: a walkthrough)
+for o in "--scale 0.5" "--target-flops 1e9"; do
+    "$D" calibrate profile --topology cpu-2core --kinds matmul $o --out "$T/ps.json" > "$T/ps" 2>&1
+    rc=$?
+    [ $rc = 2 ] || fail "profile $o without --graph: exit $rc, want 2: $(cat "$T/ps")"
+    grep -q "no --graph is given" "$T/ps" || fail "profile $o without --graph: $(cat "$T/ps")"
+    [ ! -e "$T/ps.json" ] || fail "profile $o without --graph wrote its output"
+done
 # a profile that lists a device with no op samples: the fit's error names the file
 sed 's/^  "core1"$/  "core1", "core9"/' "$T/p.json" > "$T/p9.json"
 rc=0
