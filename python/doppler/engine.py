@@ -12,7 +12,7 @@ import numpy as np
 from . import _lib
 from ._errors import ClosedError, Error, InvalidInputError, _NoCopy, check, from_status
 from .graph import Costs, Graph
-from .machine import Machine, _machine_arg, _new_machine, warn_machine
+from .machine import Machine, _machine_arg, _new_machine, machine_warnings, warn_machine
 
 _INT32 = np.iinfo(np.int32)
 
@@ -387,7 +387,7 @@ class Engine(_NoCopy):
         if fixed is None and not _trace:
             # (a tracing engine is the twin of one that warned already)
             try:
-                warn_machine(self._mach, graph, self._n_devices)
+                warn_machine(machine_warnings(self._mach, graph, self._n_devices))
             except BaseException:
                 self.close()
                 raise

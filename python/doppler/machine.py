@@ -218,9 +218,10 @@ class Machine:
             if not c:
                 raise from_status(err.code, err)
             costs = Costs(graph, c, owned=True)
-            # as `doppler graph info` warns (its bounds are these costs')
-            warn_machine(self._m, graph, costs.n_devices)
-            return costs
+            # as `doppler graph info` warns (its bounds are these costs'), said after the lock
+            said = machine_warnings(self._m, graph, costs.n_devices)
+        warn_machine(said)
+        return costs
 
     def copy(self):
         """A new Machine with the same settings."""
@@ -275,23 +276,31 @@ def _from_settings(settings):
     return m
 
 
-def warn_machine(mach, graph, n_devices):
-    """The command's warnings about a machine on a graph (dp_cli_warn_machine), as UserWarnings:
-    a device count other than the graph was made for (dp_machine_devices_differ), then the
-    library's lines (dp_machine_warnings: a key that changes nothing on the graph, a calibration
-    lacking devices; Python said none of them: a review). mach: a loaded dp_machine handle,
-    graph: a doppler.Graph, n_devices: the devices the costs have. Each warning names the user's
-    line, the first caller outside this package (Engine() said sys:1, one frame too far)."""
+def machine_warnings(mach, graph, n_devices):
+    """The command's warnings about a machine on a graph (dp_cli_warn_machine), as lines: a
+    device count other than the graph was made for (dp_machine_devices_differ), then the library's
+    lines (dp_machine_warnings: a key that changes nothing on the graph, a calibration lacking
+    devices; Python said none of them: a review). mach: a loaded dp_machine handle, graph: a
+    doppler.Graph (read here: call it under the graph's lock, or with an engine on it),
+    n_devices: the devices the costs have. warn_machine says them."""
     g = graph._g()
     want = _lib.dp_machine_devices_differ(mach, g)
     said = ["graph %s was made for %d devices; placing it on %d" % (graph.name, want, n_devices)] if want else []
     buf = ctypes.create_string_buffer(4096)
     _lib.dp_machine_warnings(mach, g, buf, len(buf))
-    said += buf.value.decode("utf-8", "replace").splitlines()
+    return said + buf.value.decode("utf-8", "replace").splitlines()
+
+
+def warn_machine(lines):
+    """Each of machine_warnings' lines as a UserWarning naming the user's line, the first caller
+    outside this package (Engine() said sys:1, one frame too far). Called with no lock of the
+    package held: a warning handler (warnings.showwarning, a logging hook) may call the package,
+    and one that did under the graph's lock deadlocked against a thread holding an engine's lock
+    and waiting for that graph's (Env.__repr__: a review)."""
     level, f = 2, sys._getframe(1)
     while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) == _PACKAGE:
         level, f = level + 1, f.f_back
-    for line in said:
+    for line in lines:
         warnings.warn(line, stacklevel=level)
 
 

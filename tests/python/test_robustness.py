@@ -529,6 +529,40 @@ def test_engine_closed_by_another_thread_during_costs():
     assert rc == 0, "exit %d: %s" % (rc, last)
 
 
+def test_warning_handler_calls_the_package_during_costs():
+    # Machine.costs said the machine's warnings under the graph's lock: a warning handler that
+    # called the package (repr of an environment, as a logging hook would) waited for the
+    # engine's lock while another thread held it in Env.__repr__, waiting for the graph's: a
+    # deadlock (a review). The warnings are said after the lock
+    rc, last = run_py("""
+        import faulthandler, threading, warnings
+        faulthandler.dump_traceback_later(15, exit=True)
+        g = doppler.Graph.generate("random")
+        m = doppler.Machine(devices=4, peak_flops=2e13)  # changes nothing on a graph of times
+        env = doppler.Env(g, doppler.Machine(devices=4), state="engine")
+        env.reset()
+        said = []
+        def handler(message, category, filename, lineno, file=None, line=None):
+            said.append(str(message))
+            repr(env)
+        warnings.showwarning = handler
+        warnings.simplefilter("always")
+        stop = []
+        def reprs():
+            while not stop:
+                repr(env)
+        t = threading.Thread(target=reprs)
+        t.start()
+        for i in range(300):
+            m.costs(g)
+        stop.append(1)
+        t.join()
+        assert len(said) == 300 and "peak_flops 2e+13 changes nothing" in said[0], said[:1]
+        print("ok")
+    """)
+    assert rc == 0, "exit %d: %s" % (rc, last)
+
+
 @pytest.mark.parametrize("option,value,said", [
     ("samples", 10 ** 12, "samples: expected an integer from 1 to 1000000, got 1000000000000"),
     ("samples", 0, "samples: expected an integer from 1 to 1000000, got 0"),
