@@ -533,14 +533,17 @@ void dp_cli_warn_machine(const dp_machine *m, const dp_graph *g)
         fprintf(stderr, "doppler: warning: graph %s was made for %d devices; placing it on %d (%s)\n", g->name, want,
                 m->topo ? m->topo->n_devices : m->n_devices,
                 m->topo ? "the topology's" : m->devices_given ? "--devices" : "train --devices-range's draw");
-    char lines[4096];
-    dp_machine_warnings(m, g, lines, sizeof lines);
+    char fixed[4096], *lines = fixed;
+    const size_t len = dp_machine_warnings(m, g, fixed, sizeof fixed);
+    if (len >= sizeof fixed && (lines = malloc(len + 1)) != NULL) dp_machine_warnings(m, g, lines, len + 1);
+    if (!lines) lines = fixed; /* out of memory: the first 4 kB */
     for (const char *l = lines; *l;) {
         const char *eol = strchr(l, '\n');
         int n = eol ? (int)(eol - l) : (int)strlen(l);
         fprintf(stderr, "doppler: warning: %.*s\n", n, l);
         l += n + (eol != NULL);
     }
+    if (lines != fixed) free(lines);
 }
 
 const char *dp_cli_volume_unit(const dp_graph *g, const dp_machine *m, const char *time_units)

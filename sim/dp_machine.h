@@ -184,8 +184,8 @@ int dp_machine_comm_ratio_applies(const dp_graph *g);
 int dp_machine_devices_differ(const dp_machine *m, const dp_graph *g);
 
 /* The warnings about m on g besides the device count (dp_machine_devices_differ, whose words
- * are the caller's), one line each, ended by '\n', in buf (size bytes; cut there, always
- * terminated when size > 0): each uniform machine key that changes nothing on g ("KEY VALUE
+ * are the caller's), one line each, ended by '\n', in buf (size bytes: as much of the text as
+ * fits, always terminated when size > 0; buf may be NULL when size is 0): each uniform machine key that changes nothing on g ("KEY VALUE
  * changes nothing on graph G: why"): comm_ratio above 0 when g's transfers have times of their
  * own (dp_machine_comm_ratio_applies); peak_flops, bandwidth and latency, when given
  * (keys_given), on a graph of times (they cost FLOPs and bytes), and bandwidth and latency under
@@ -193,10 +193,12 @@ int dp_machine_devices_differ(const dp_machine *m, const dp_graph *g);
  * its bytes); and a calibration that names only some of the topology's devices (the others are
  * timed by their roofline), or whose measured ops include none of g's ops as g is (the
  * calibration was profiled on other graphs or at another scale: every op is timed by its kind's
- * fit; g must be the graph as simulated, scaled as it runs). Call it after dp_machine_costs (the topology and calibration
- * loaded). Returns the number of lines. The command prints them on stderr (dp_cli_warn_machine)
- * and the Python package raises each as a UserWarning, so both say the same. */
-int dp_machine_warnings(const dp_machine *m, const dp_graph *g, char *buf, size_t size);
+ * fit; g must be the graph as simulated, scaled as it runs). Call it after dp_machine_costs (the
+ * topology and calibration loaded). Returns the length of the whole text, as snprintf does: when
+ * it is size or more the text was cut, and a buffer of that length + 1 holds it (a graph's name
+ * has no bound). The command prints them on stderr (dp_cli_warn_machine) and the Python package
+ * raises each as a UserWarning, so both say the same. */
+size_t dp_machine_warnings(const dp_machine *m, const dp_graph *g, char *buf, size_t size);
 
 /* 1 when only the general engine (dp_hisim) simulates this machine: a topology, or a simulator
  * option other than the DOPPLER-compatible defaults. */

@@ -436,6 +436,16 @@ done
 printf '{"fixed": {"method": "cp", "devices": 2, "peak_flops": 1e9}, "grid": {"graph": ["%s"]}}\n' "$tmp/t.stg" > "$tmp/pf.json"
 expect_rc 0 "sweep peak_flops on a graph of times" "$D" sweep "$tmp/pf.json" --out "$tmp/pf.h5" --quiet
 grep -q "warning: peak_flops 1e+09 changes nothing on graph t" "$tmp/err" && ok || bad "sweep peak_flops: $(cat "$tmp/err")"
+# a graph named in 3,000 characters: dp_machine_warnings cut its text at 4 kB, the first line
+# short and the other two gone (a review)
+long=$(printf 'N%.0s' $(seq 3000))
+expect_rc 0 "convert for a long name" "$D" graph convert "$tmp/t.stg" "$tmp/long.json"
+sed "s/\"name\": \"t\"/\"name\": \"$long\"/" "$tmp/long.json" > "$tmp/long2.json"
+expect_rc 0 "warnings of a long-named graph" "$D" place --graph "$tmp/long2.json" --method cp --peak-flops 1e9 --bandwidth 1 --latency 2
+for k in "peak_flops 1e+09" "bandwidth 1" "latency 2"; do
+    grep -q "warning: $k changes nothing on graph $long: its costs are times, as its file gives them, not the FLOPs and bytes that peak_flops, bandwidth and latency turn into times$" "$tmp/err" && ok ||
+        bad "$k on a long-named graph: $(cut -c1-80 "$tmp/err")"
+done
 # (8) a flag the model does not have took the next option as its value ("unexpected argument")
 expect_rc 2 "gen random --training" "$D" graph gen random --training --out "$tmp/x.json"
 grep -q 'random: unknown parameter --training (known: ' "$tmp/err" && ok || bad "gen --training: $(cat "$tmp/err")"

@@ -186,7 +186,7 @@ if _data and os.path.isdir(os.path.join(_data, "topologies")):
 dp_machine_costs = _fn("dp_machine_costs", CostHandle, H, H, E)
 dp_machine_general = _fn("dp_machine_general", c_int, H)
 dp_machine_devices_differ = _fn("dp_machine_devices_differ", c_int, H, H)
-dp_machine_warnings = _fn("dp_machine_warnings", c_int, H, H, c_char_p, c_size_t)
+dp_machine_warnings = _fn("dp_machine_warnings", c_size_t, H, H, c_char_p, c_size_t)
 dp_machine_to_json = _fn("dp_machine_to_json", c_void_p, H)
 # Jansson (a dependency of libdoppler, reached through its handle): a fresh object from
 # dp_machine_to_json has one reference, so json_delete is what json_decref (an inline) would call.

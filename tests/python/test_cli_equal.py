@@ -228,7 +228,17 @@ def test_machine_warnings_as_the_command(tmp_path):
     half = str(tmp_path / "half.json")
     with open(half, "w") as f:
         json.dump(cal, f)
+    # a graph named in 3,000 characters: 4 kB of warnings cut the first line and dropped the others
+    # (a review)
+    long_named = str(tmp_path / "long.json")
+    doppler.Graph.read(times).write(long_named)
+    with open(long_named) as f:
+        doc = json.load(f)
+    doc["name"] = "N" * 3000
+    with open(long_named, "w") as f:
+        json.dump(doc, f)
     cases = [(times, ["--devices", "3", "--peak-flops", "2e13", "--bandwidth", "5e9", "--latency", "1e-5"], 3),
+             (long_named, ["--devices", "3", "--peak-flops", "2e13", "--bandwidth", "5e9", "--latency", "1e-5"], 3),
              (times, ["--devices", "2", "--comm-ratio", "2"], 1),
              (bundled("ffnn"), ["--devices", "3", "--latency", "1e-5", "--bandwidth", "1e9", "--comm-ratio", "2"], 2),
              # the device the calibration lacks; its measured ops, none of them ffnn's at its scale
