@@ -597,7 +597,10 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
         return _frame(cols, [tuple(e[k] for k in cols) for e in self._episodes])
 
     def __repr__(self):
-        with self.engine._lock:
+        eng = getattr(self, "engine", None)
+        if eng is None:  # __init__ refused its arguments before the engine (an AttributeError: a review)
+            return "<doppler.Env (closed)>"
+        with eng._lock:
             if not self._ptr:
                 return "<doppler.Env (closed)>"
             if self.engine.closed or self.graph.closed:  # (repr raised ClosedError: a review)

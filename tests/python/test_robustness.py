@@ -609,5 +609,14 @@ def test_repr_of_objects_on_a_closed_graph():
     g.close()
     assert repr(e) == "<doppler.Engine (its graph is closed)>"
     assert repr(env) == "<doppler.Env (its graph is closed)>"
+    # an Env whose __init__ refused its arguments before making its engine (a traceback's locals,
+    # a debugger): repr took the engine's lock and raised AttributeError (a review)
+    try:
+        doppler.Env(doppler.Graph.read(G), state="bad")
+    except ValueError as x:
+        tb = x.__traceback__
+        while tb.tb_next:
+            tb = tb.tb_next
+        assert repr(tb.tb_frame.f_locals["self"]) == "<doppler.Env (closed)>"
     with pytest.raises(doppler.ClosedError):
         e.simulate(np.zeros(e._n_ops, dtype=np.int64))
