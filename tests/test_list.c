@@ -249,23 +249,32 @@ END_TEST
 
 
 static const char *const LIST_METHODS[] = {"heft", "cpop", "peft", "etf"};
+typedef int (*list_fn_t)(const dp_graph *, const dp_cost *, dp_list_schedule *, dp_error *);
+static const list_fn_t LIST_FNS[4] = {dp_list_heft, dp_list_cpop, dp_list_peft, dp_list_etf};
+
+/* a random trial's problem: 2 to 41 ops, 1 to 4 devices, heterogeneous costs on odd trials */
+static dp_graph *random_problem(gsl_rng *r, int trial, dp_cost **c)
+{
+    const int n = 2 + (int)gsl_rng_uniform_int(r, 40), D = 1 + (int)gsl_rng_uniform_int(r, 4);
+    dp_graph *g = random_dag(r, n, 0.15, 10);
+    *c = trial % 2 ? random_hetero(r, g, D) : dp_cost_graph(g, D, NULL);
+    return g;
+}
 
 START_TEST(list_schedules_feasible)
 {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 7);
-    typedef int (*fn_t)(const dp_graph *, const dp_cost *, dp_list_schedule *, dp_error *);
-    fn_t fns[4] = {dp_list_heft, dp_list_cpop, dp_list_peft, dp_list_etf};
     for (int trial = 0; trial < 60; trial++) {
-        int n = 2 + (int)gsl_rng_uniform_int(r, 40), D = 1 + (int)gsl_rng_uniform_int(r, 4);
-        dp_graph *g = random_dag(r, n, 0.15, 10);
-        dp_cost *c = trial % 2 ? random_hetero(r, g, D) : dp_cost_graph(g, D, NULL);
+        dp_cost *c;
+        dp_graph *g = random_problem(r, trial, &c);
+        const int n = g->n_ops, D = c->n_devices;
         dp_list_schedule *s = dp_list_schedule_alloc(n, D);
         for (int m = 0; m < 4; m++)
             for (int app = 0; app < 2; app++) {
                 dp_error err;
                 s->append_only = app;
-                ck_assert_int_eq(fns[m](g, c, s, &err), DP_OK);
+                ck_assert_int_eq(LIST_FNS[m](g, c, s, &err), DP_OK);
                 ck_assert_msg(dp_list_check(g, c, s, &err) == DP_OK, "%s trial %d: %s", LIST_METHODS[m], trial, err.msg);
                 double mx = 0;
                 for (int v = 0; v < n; v++) mx = fmax(mx, s->finish[v]);
@@ -320,12 +329,10 @@ START_TEST(list_place_schedule_out)
 {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 13);
-    typedef int (*fn_t)(const dp_graph *, const dp_cost *, dp_list_schedule *, dp_error *);
-    fn_t fns[4] = {dp_list_heft, dp_list_cpop, dp_list_peft, dp_list_etf};
     for (int trial = 0; trial < 20; trial++) {
-        const int n = 2 + (int)gsl_rng_uniform_int(r, 40), D = 1 + (int)gsl_rng_uniform_int(r, 4);
-        dp_graph *g = random_dag(r, n, 0.15, 10);
-        dp_cost *c = trial % 2 ? random_hetero(r, g, D) : dp_cost_graph(g, D, NULL);
+        dp_cost *c;
+        dp_graph *g = random_problem(r, trial, &c);
+        const int n = g->n_ops, D = c->n_devices;
         dp_list_schedule *want = dp_list_schedule_alloc(n, D), *got = dp_list_schedule_alloc(n, D);
         int a[64];
         double pr[64];
@@ -341,7 +348,7 @@ START_TEST(list_place_schedule_out)
                 ck_assert_int_eq(dp_place(LIST_METHODS[m], g, c, &o, a, pr, NULL, &err), DP_OK);
                 want->append_only = o.list_append_only;
                 want->ties = o.list_ties;
-                ck_assert_int_eq(fns[m](g, c, want, &err), DP_OK);
+                ck_assert_int_eq(LIST_FNS[m](g, c, want, &err), DP_OK);
                 ck_assert_int_eq(got->append_only, want->append_only);
                 ck_assert_int_eq(got->ties, want->ties);
                 ck_assert(got->makespan == want->makespan);

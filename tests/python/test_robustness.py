@@ -427,39 +427,48 @@ def test_nul_refused_everywhere(tmp_path):
         doppler.place(g, "anneal", config={"schedule": "linear\0x"}, budget=10)
 
 
+def closed_during_calls(setup, make, calls, close, trials, pause, spread):
+    """Run a script in a fresh interpreter: after setup, for each of trials, obj = make(), a thread
+    repeats calls (obj) until ClosedError while this one sleeps pause * (1 + trial % spread)
+    seconds and runs close (obj); any other exception in the thread, or a crash, fails."""
+    rc, last = run_py(setup + """
+        import threading, time, warnings
+        warnings.simplefilter("ignore")
+        for trial in range(%d):
+            obj = %s
+            errs = []
+            def calls():
+                try:
+                    while True:
+%s
+                except doppler.ClosedError:
+                    pass
+                except Exception as e:
+                    errs.append(repr(e))
+            t = threading.Thread(target=calls)
+            t.start()
+            time.sleep(%r * (1 + trial %% %d))
+            %s
+            t.join()
+            assert not errs, (trial, errs)
+        print("ok")
+    """ % (trials, make, textwrap.indent(textwrap.dedent(calls).strip(), " " * 24), pause, spread, close))
+    assert rc == 0, "exit %d: %s" % (rc, last)
+
+
 def test_env_closed_by_another_thread_during_steps():
     # Env.close freed the environment without the engine's lock that a step holds: a close from
     # another thread (a watchdog, a `with` block left while a worker steps) freed the state a step
     # was writing, a segmentation fault (a review); now the step ends first and the next call
     # raises ClosedError
-    rc, last = run_py("""
-        import threading, time, warnings
-        warnings.simplefilter("ignore")
+    closed_during_calls("""
         g = doppler.Graph.read(%r)
         m = doppler.Machine(topology="dgx1-v100", transfer="maxmin")
-        for trial in range(12):
-            env = doppler.Env(g, m, state="engine", features="engine")
-            env.reset()
-            errs = []
-            def steps():
-                try:
-                    while True:
-                        if env.step(env.cp_action())[2]:
-                            env.reset()
-                        env.ready, env.assignment, env.makespan, env.step_count, repr(env)
-                except doppler.ClosedError:
-                    pass
-                except Exception as e:
-                    errs.append(repr(e))
-            t = threading.Thread(target=steps)
-            t.start()
-            time.sleep(0.01 * (1 + trial %% 4))
-            env.close()
-            t.join()
-            assert not errs, errs
-        print("ok")
-    """ % bundled("llama-layer"))
-    assert rc == 0, "exit %d: %s" % (rc, last)
+    """ % bundled("llama-layer"), 'doppler.Env(g, m, state="engine", features="engine"); obj.reset()', """
+        if obj.step(obj.cp_action())[2]:
+            obj.reset()
+        obj.ready, obj.assignment, obj.makespan, obj.step_count, repr(obj)
+    """, "obj.close()", 12, 0.01, 4)
 
 
 def test_graph_closed_by_another_thread_during_calls():
@@ -467,66 +476,29 @@ def test_graph_closed_by_another_thread_during_calls():
     # a call reading it without an engine (write, costs, an Engine being made, its arrays): a
     # write named the graph with freed bytes ("out of memory building the JSON text of graph
     # SZ\x8f&"), or a crash (a review); now the call ends first, and the next raises ClosedError
-    rc, last = run_py("""
-        import os, tempfile, threading, time, warnings
-        warnings.simplefilter("ignore")
+    closed_during_calls("""
+        import os, tempfile
         out = os.path.join(tempfile.mkdtemp(), "g.json")
         m = doppler.Machine(topology="dgx1-v100")
-        for trial in range(60):
-            g = doppler.Graph.read(%r)
-            errs = []
-            def calls():
-                try:
-                    while True:
-                        g.costs(m); g.write(out); g.work; g.topological_order; g.op_names
-                        doppler.Engine(g, m).close()
-                except doppler.ClosedError:
-                    pass
-                except Exception as e:
-                    errs.append(repr(e))
-            t = threading.Thread(target=calls)
-            t.start()
-            time.sleep(0.003 * (1 + trial %% 5))
-            g.close()
-            t.join()
-            assert not errs, (trial, errs)
-        print("ok")
-    """ % bundled("llama-layer"))
-    assert rc == 0, "exit %d: %s" % (rc, last)
+    """, "doppler.Graph.read(%r)" % bundled("llama-layer"), """
+        obj.costs(m); obj.write(out); obj.work; obj.topological_order; obj.op_names
+        doppler.Engine(obj, m).close()
+    """, "obj.close()", 60, 0.003, 5)
 
 
 def test_engine_closed_by_another_thread_during_costs():
     # Engine.costs, general and simulations read the engine without its lock: a close from
     # another thread freed the cost tables while Costs copied them, giving other op times (a
     # silent wrong answer in most trials) or a segmentation fault (a review)
-    rc, last = run_py("""
-        import threading, time, warnings
-        warnings.simplefilter("ignore")
+    closed_during_calls("""
         g = doppler.Graph.read(%r)
-        for trial in range(20):
-            e = doppler.Engine(g, doppler.Machine(topology="dgx1-v100"))
-            ref = e.costs
-            errs = []
-            def calls():
-                try:
-                    while True:
-                        c = e.costs
-                        if not (c.op_time == ref.op_time).all() or c.critical_path != ref.critical_path:
-                            errs.append("other costs")
-                        e.general, e.simulations
-                except doppler.ClosedError:
-                    pass
-                except Exception as x:
-                    errs.append(repr(x))
-            t = threading.Thread(target=calls)
-            t.start()
-            time.sleep(0.002 * (1 + trial %% 5))
-            e.close()
-            t.join()
-            assert not errs, (trial, errs)
-        print("ok")
-    """ % bundled("llama-layer"))
-    assert rc == 0, "exit %d: %s" % (rc, last)
+        ref = doppler.Engine(g, doppler.Machine(topology="dgx1-v100")).costs
+    """ % bundled("llama-layer"), 'doppler.Engine(g, doppler.Machine(topology="dgx1-v100"))', """
+        c = obj.costs
+        if not (c.op_time == ref.op_time).all() or c.critical_path != ref.critical_path:
+            errs.append("other costs")
+        obj.general, obj.simulations
+    """, "obj.close()", 20, 0.002, 5)
 
 
 def test_warning_handler_calls_the_package_during_costs():
