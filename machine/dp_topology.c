@@ -784,12 +784,19 @@ dp_topology *dp_topology_parse(const char *text, const char *origin, dp_error *e
     if (!json_is_object(root)) { rc = dp_error_set(err, DP_EINVAL, "%s: a topology must be a JSON object", origin); goto fail; }
     static const char *const root_keys[] = {"format", "version", "name", "description", "source", "notes", "devices",
                                             "nodes", "links", "peer_to_peer", "routes", NULL};
-    if ((rc = dp_json_known_keys(root, root_keys, origin, "topology", err)) != DP_OK) goto fail;
+    /* another kind of file first, by its format or a graph's keys (a graph given as --topology
+     * said 'unknown key "cost_kind"', a calibration 'unknown key "machine"': a walkthrough) */
     if ((rc = get_string(root, "format", 0, &s, origin, "topology", err)) != DP_OK) goto fail;
     if (s && strcmp(s, "doppler-topology") != 0) {
-        rc = dp_error_set(err, DP_EINVAL, "%s: format: \"%s\", expected \"doppler-topology\"", origin, s);
+        rc = dp_error_set(err, DP_EINVAL, "%s: format: \"%s\", expected \"doppler-topology\" (not a topology file)", origin, s);
         goto fail;
     }
+    if (!s && (json_object_get(root, "ops") || json_object_get(root, "cost_kind"))) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: a graph, not a topology (it has a graph's \"%s\"; a topology has devices, "
+                          "nodes and links: doc/topology-format.md)", origin, json_object_get(root, "ops") ? "ops" : "cost_kind");
+        goto fail;
+    }
+    if ((rc = dp_json_known_keys(root, root_keys, origin, "topology", err)) != DP_OK) goto fail;
     json_t *ver = json_object_get(root, "version");
     if (ver && !(json_is_integer(ver) && json_integer_value(ver) == 1)) {
         rc = dp_error_set(err, DP_EINVAL, "%s: version: only version 1 is known", origin);

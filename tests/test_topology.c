@@ -171,6 +171,11 @@ START_TEST(refusals_name_the_field)
             "devices[0].name: must not be empty");
     refused("{\"devices\":[" GPU("g0") "," GPU("g1") "],\"nodes\":[{\"name\":\"\",\"kind\":\"switch\"}],\"links\":["
             LINK("g0", "", "pcie", 1e9, 0) "," LINK("g1", "", "pcie", 1e9, 0) "]}", "nodes[0].name: must not be empty");
+    /* another kind of file, said as such (a graph said 'unknown key "cost_kind"', a calibration
+     * 'unknown key "machine"': a walkthrough) */
+    refused("{\"name\":\"g\",\"cost_kind\":\"physical\",\"ops\":[]}", "a graph, not a topology (it has a graph's \"ops\"");
+    refused("{\"format\":\"doppler-calibration\",\"machine\":\"m\",\"devices\":{}}",
+            "format: \"doppler-calibration\", expected \"doppler-topology\" (not a topology file)");
 }
 END_TEST
 
