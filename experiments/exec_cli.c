@@ -66,6 +66,20 @@ void dp_cli_warn_backend_topology(const char *backend, const dp_topology *t)
                     "cores, --topology cpu-2core or a topology of CPU devices)\n", t->name, t->dev[d].name);
             return;
         }
+    /* the CPU executor runs one op at a time on each device and copies into it one transfer at a
+     * time (one compute and one copy worker a device): a topology with other counts simulates
+     * another machine than the one measured, unsaid (a walkthrough) */
+    for (int d = 0; d < t->n_devices; d++)
+        if (t->dev[d].streams != 1 || t->dev[d].copy_engines != 1) {
+            char ce[32];
+            if (t->dev[d].copy_engines > 0) snprintf(ce, sizeof ce, "%d", t->dev[d].copy_engines);
+            else snprintf(ce, sizeof ce, "unlimited");
+            fprintf(stderr, "doppler: warning: topology %s gives device %s streams %d and copy_engines %s, but the CPU "
+                    "executor runs one op and copies in one transfer at a time on each device: what is measured and what "
+                    "is simulated differ (\"streams\": 1 and \"copy_engines\": 1, as data/topologies/cpu-2core.json)\n",
+                    t->name, t->dev[d].name, t->dev[d].streams, ce);
+            return;
+        }
 }
 
 void dp_cli_warn_nice(int requested, int applied, int set_errno)

@@ -27,8 +27,11 @@ void dp_cli_machine_name(char *buf, size_t cap);
 /* A warning on stderr when the executor's backend (NULL: cpu) is the CPU and topology t (NULL:
  * none) has GPU devices: every device then runs as a CPU core, so that the measured times are
  * the cores' while the simulated ones, and a calibration's names, are the GPUs' (validate said
- * nothing at MAPE 98.9%, nor calibrate profile: a review). For every command that runs the
- * executor on a topology: validate, calibrate profile, train --stage real (dp_cli_real_open). */
+ * nothing at MAPE 98.9%, nor calibrate profile: a review); else, for the CPU backend, when a
+ * device's streams or copy_engines is not 1 (the executor runs one op and one incoming copy at a
+ * time a device, so the simulated machine would not be the measured one). For every command that
+ * runs the executor on a topology: validate, calibrate profile, train --stage real
+ * (dp_cli_real_open). */
 void dp_cli_warn_backend_topology(const char *backend, const dp_topology *t);
 
 /* A warning on stderr when the executor's workers could not be given the nice value asked for
