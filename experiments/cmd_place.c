@@ -434,9 +434,7 @@ static int run_and_report(run_args *a)
     a->mach.sim.trace = a->trace != NULL;
     prob = hetero_cost ? dp_problem_alloc_with_costs(g, hetero_cost, &a->mach, &err) : dp_problem_alloc(g, &a->mach, &err);
     if (!prob) goto fail;
-    if (!hetero_cost) {
-        dp_cli_warn_machine(&a->mach, g);
-    }
+    if (!hetero_cost) dp_cli_warn_machine(&a->mach, g);
     const dp_cost *cost = prob->costs;
     dp_engine *eng = prob->engine;
     if (a->place.device >= a->mach.n_devices) {

@@ -511,10 +511,9 @@ size_t dp_machine_warnings(const dp_machine *m, const dp_graph *g, char *buf, si
         {"latency", m->latency_s, !given(m, "latency") ? NULL : times ? own : ratio ? by_ratio : NULL},
     };
     for (size_t k = 0; k < sizeof unused / sizeof unused[0]; k++)
-        if (unused[k].why && !m->topo) {
+        if (unused[k].why && !m->topo)
             warning_line(buf, size, &len, "%s %g changes nothing on graph %s: %s", unused[k].key, unused[k].value, g->name,
                          unused[k].why);
-        }
     if (m->calib && m->topo && dp_costmodel_check_names(m->topo, m->calib, NULL) == DP_OK) {
         /* a device the calibration does not name is timed by its roofline, beside calibrated
          * ones: said (it was silent; a review). Not for a calibration of other devices, which
@@ -532,11 +531,10 @@ size_t dp_machine_warnings(const dp_machine *m, const dp_graph *g, char *buf, si
                 k++;
             }
         }
-        if (k) {
+        if (k)
             warning_line(buf, size, &len, "calibration %s has no op times (ops, default or measured) for %d of the "
                          "topology's %d devices (%s): their op times are the topology's roofline, not measured",
                          m->calibration, k, m->topo->n_devices, names);
-        }
         /* measured ops of which none is an op of g as simulated: the calibration was profiled on
          * other graphs or at another scale, and every op is timed by its kind's fit (MAPE 31.9%
          * against 16.5% profiled in place on the Llama block, doc/validation/README.md; it was
@@ -549,12 +547,11 @@ size_t dp_machine_warnings(const dp_machine *m, const dp_graph *g, char *buf, si
             for (int d = 0; d < m->topo->n_devices && !found; d++)
                 found = dp_calib_find_measured(m->calib, m->topo->dev[d].name, g->op_kind[v], g->work[v], bytes) >= 0;
         }
-        if (!found) {
+        if (!found)
             warning_line(buf, size, &len, "none of the %d measured ops of calibration %s is an op of graph %s as "
                          "simulated (they were profiled on other graphs or at another --scale or --target-flops): its "
                          "ops are timed by their kinds' fits; profile this graph (calibrate profile --graph) for "
                          "measured times", n_measured, m->calibration, g->name);
-        }
     }
     return len;
 }

@@ -635,28 +635,22 @@ class Engine(_NoCopy):
             if not isinstance(dev, (int, np.integer)) or isinstance(dev, bool) or not 0 <= dev < self.n_devices:
                 raise ValueError("place: device %r: only %d devices" % (dev, self.n_devices))
             text["device"] = str(int(dev))
-        # the bounds said, as the command says them (a positive 10**12 samples was refused as "expected
-        # a positive integer": a review)
-        samples = options.get("samples")
-        if samples is not None:
-            if not isinstance(samples, (int, np.integer)) or isinstance(samples, bool) or not 1 <= samples <= 1000000:
-                raise ValueError("place: samples: expected an integer from 1 to 1000000, got %r" % (samples,))
-            text["samples"] = str(int(samples))
-        budget = options.get("budget")
-        if budget is not None:
-            if not isinstance(budget, (int, np.integer)) or isinstance(budget, bool) or not 1 <= budget <= 10 ** 15:
-                raise ValueError("place: budget: expected an integer from 1 to 1e15, got %r" % (budget,))
-            text["budget"] = str(int(budget))
+        def count(name, hi, said):
+            """a count option from 1 to hi, its bounds said as the command says them (a positive
+            10**12 samples was refused as "expected a positive integer": a review)"""
+            x = options.get(name)
+            if x is not None:
+                if not isinstance(x, (int, np.integer)) or isinstance(x, bool) or not 1 <= x <= hi:
+                    raise ValueError("place: %s: expected an integer from 1 to %s, got %r" % (name, said, x))
+                text[name] = str(int(x))
+        count("samples", 1000000, "1000000")
+        count("budget", 10 ** 15, "1e15")
         refine = options.get("refine")
         if refine is not None:
             if refine not in ("anneal", "local", "improve"):
                 raise ValueError("place: refine: anneal, local or improve, got %r" % (refine,))
             text["refine"] = refine
-        rb = options.get("refine_budget")
-        if rb is not None:
-            if not isinstance(rb, (int, np.integer)) or isinstance(rb, bool) or not 1 <= rb <= 10 ** 15:
-                raise ValueError("place: refine_budget: expected an integer from 1 to 1e15, got %r" % (rb,))
-            text["refine_budget"] = str(int(rb))
+        count("refine_budget", 10 ** 15, "1e15")
         if options.get("append_only") is not None:
             if not isinstance(options["append_only"], bool):
                 raise ValueError("place: append_only: expected True or False, got %r" % (options["append_only"],))

@@ -286,9 +286,13 @@ def machine_warnings(mach, graph, n_devices):
     g = graph._g()
     want = _lib.dp_machine_devices_differ(mach, g)
     said = ["graph %s was made for %d devices; placing it on %d" % (graph.name, want, n_devices)] if want else []
-    # the text's length first (a graph's name has no bound: 4 kB cut a long one's lines)
-    buf = ctypes.create_string_buffer(_lib.dp_machine_warnings(mach, g, None, 0) + 1)
-    _lib.dp_machine_warnings(mach, g, buf, len(buf))
+    # 4 kB, and the whole length when the text is longer (a graph's name has no bound: 4 kB cut a
+    # long one's lines), as the command does: one call in the usual case, not two
+    buf = ctypes.create_string_buffer(4096)
+    n = _lib.dp_machine_warnings(mach, g, buf, len(buf))
+    if n >= len(buf):
+        buf = ctypes.create_string_buffer(n + 1)
+        _lib.dp_machine_warnings(mach, g, buf, len(buf))
     return said + buf.value.decode("utf-8", "replace").splitlines()
 
 
